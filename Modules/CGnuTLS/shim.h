@@ -1,0 +1,41 @@
+// C shim for GnuTLS: the headers Castor uses plus static inline wrappers for the macros
+// and variadic functions the Swift importer cannot call. Imported only by CastTransport.
+#ifndef CASTOR_CGNUTLS_SHIM_H
+#define CASTOR_CGNUTLS_SHIM_H
+
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+#include <gnutls/abstract.h>
+#include <gnutls/crypto.h>
+#include <sys/types.h>
+#include <errno.h>
+
+/// `gnutls_transport_set_ptr` takes a `gnutls_transport_ptr_t`; Swift sees it as an opaque pointer.
+static inline void castor_gnutls_set_transport_user_data(gnutls_session_t session, void *ptr) {
+    gnutls_transport_set_ptr(session, (gnutls_transport_ptr_t)ptr);
+}
+
+/// `GNUTLS_E_AGAIN` and friends are macros; expose them as functions so Swift can compare.
+static inline int castor_gnutls_e_again(void) { return GNUTLS_E_AGAIN; }
+static inline int castor_gnutls_e_interrupted(void) { return GNUTLS_E_INTERRUPTED; }
+static inline int castor_gnutls_e_premature_termination(void) { return GNUTLS_E_PREMATURE_TERMINATION; }
+
+/// `GNUTLS_CLIENT` / `GNUTLS_SERVER` / `GNUTLS_NONBLOCK` are macros of type unsigned int.
+static inline unsigned int castor_gnutls_client_flags(void) { return GNUTLS_CLIENT | GNUTLS_NONBLOCK; }
+static inline unsigned int castor_gnutls_server_flags(void) { return GNUTLS_SERVER | GNUTLS_NONBLOCK; }
+
+/// `gnutls_transport_set_errno` wants an int errno value; EAGAIN is a macro.
+static inline void castor_gnutls_set_errno_again(gnutls_session_t session) {
+    gnutls_transport_set_errno(session, EAGAIN);
+}
+
+/// `gnutls_free` is a macro/function pointer depending on the build.
+static inline void castor_gnutls_free(void *ptr) { gnutls_free(ptr); }
+
+/// Key usage and version constants (macros) for certificate generation.
+static inline unsigned int castor_gnutls_ku_digital_signature(void) { return GNUTLS_KEY_DIGITAL_SIGNATURE; }
+static inline unsigned int castor_gnutls_ku_key_encipherment(void) { return GNUTLS_KEY_KEY_ENCIPHERMENT; }
+static inline unsigned int castor_gnutls_ku_key_cert_sign(void) { return GNUTLS_KEY_KEY_CERT_SIGN; }
+static inline unsigned int castor_gnutls_ku_crl_sign(void) { return GNUTLS_KEY_CRL_SIGN; }
+
+#endif

@@ -1,0 +1,2 @@
+// Placeholder so the package graph loads; replaced by the module's sources.
+enum CastDiscoveryPlaceholder {}

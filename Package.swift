@@ -1,0 +1,109 @@
+// swift-tools-version: 6.1
+//
+// Castor for Linux: a Google Cast (CASTV2) sender suite with an emulated receiver.
+// Every library target is a product of its own so a user can depend on one module alone.
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 language mode is the default for tools 6.1.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let nio: [Target.Dependency] = [
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+]
+
+let package = Package(
+    name: "Castor",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "CastJSON", targets: ["CastJSON"]),
+        .library(name: "CastTransport", targets: ["CastTransport"]),
+        .library(name: "CastChannels", targets: ["CastChannels"]),
+        .library(name: "CastMetadata", targets: ["CastMetadata"]),
+        .library(name: "CastMedia", targets: ["CastMedia"]),
+        .library(name: "CastQueue", targets: ["CastQueue"]),
+        .library(name: "CastReceiver", targets: ["CastReceiver"]),
+        .library(name: "CastIntents", targets: ["CastIntents"]),
+        .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
+        .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // MARK: C system libraries (each imported by exactly one Swift target)
+        .systemLibrary(
+            name: "CGnuTLS", path: "Modules/CGnuTLS", pkgConfig: "gnutls",
+            providers: [.apt(["libgnutls28-dev"])]),
+        .systemLibrary(
+            name: "CAvahiClient", path: "Modules/CAvahiClient", pkgConfig: "avahi-client",
+            providers: [.apt(["libavahi-client-dev"])]),
+        .systemLibrary(
+            name: "CLibXML2", path: "Modules/CLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
+
+        // MARK: Libraries
+        .target(name: "CastJSON", path: "Modules/CastJSON", swiftSettings: strictSettings),
+        .target(
+            name: "CastTransport",
+            dependencies: ["CGnuTLS", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                           .product(name: "Logging", package: "swift-log")] + nio,
+            path: "Modules/CastTransport", exclude: ["Proto"], swiftSettings: strictSettings),
+        .target(
+            name: "CastChannels",
+            dependencies: ["CastTransport", "CastJSON", .product(name: "Logging", package: "swift-log")],
+            path: "Modules/CastChannels", swiftSettings: strictSettings),
+        .target(name: "CastXML", dependencies: ["CLibXML2"], path: "Modules/CastXML", swiftSettings: strictSettings),
+        .target(
+            name: "CastMetadata", dependencies: ["CastJSON", "CastXML"],
+            path: "Modules/CastMetadata", swiftSettings: strictSettings),
+        .target(
+            name: "CastMedia", dependencies: ["CastChannels", "CastMetadata", "CastJSON"],
+            path: "Modules/CastMedia", swiftSettings: strictSettings),
+        .target(
+            name: "CastQueue", dependencies: ["CastMedia", "CastChannels", "CastMetadata", "CastJSON"],
+            path: "Modules/CastQueue", swiftSettings: strictSettings),
+        .target(
+            name: "CastDiscovery",
+            dependencies: ["CAvahiClient", "CastXML", "CastChannels", "CastTransport",
+                           .product(name: "Logging", package: "swift-log")] + nio,
+            path: "Modules/CastDiscovery", swiftSettings: strictSettings),
+        .target(
+            name: "CastReceiver",
+            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastDiscovery",
+                           .product(name: "Logging", package: "swift-log")] + nio,
+            path: "Modules/CastReceiver", swiftSettings: strictSettings),
+        .target(
+            name: "CastIntents", dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            path: "Modules/CastIntents", swiftSettings: strictSettings),
+        .target(
+            name: "CastMediaServer",
+            dependencies: nio + [.product(name: "NIOHTTP1", package: "swift-nio"),
+                                 .product(name: "Logging", package: "swift-log")],
+            path: "Modules/CastMediaServer", swiftSettings: strictSettings),
+
+        // MARK: Tests (one target per module)
+        .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
+        .testTarget(
+            name: "CastTransportTests", dependencies: ["CastTransport"] + nio,
+            path: "Tests/CastTransportTests"),
+        .testTarget(
+            name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON"] + nio,
+            path: "Tests/CastChannelsTests"),
+        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata"], path: "Tests/CastMetadataTests"),
+        .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels"], path: "Tests/CastMediaTests"),
+        .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastChannels"], path: "Tests/CastQueueTests"),
+        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryTests"),
+        .testTarget(name: "CastReceiverTests", dependencies: ["CastReceiver", "CastChannels"], path: "Tests/CastReceiverTests"),
+        .testTarget(name: "CastIntentsTests", dependencies: ["CastIntents"], path: "Tests/CastIntentsTests"),
+        .testTarget(
+            name: "CastMediaServerTests", dependencies: ["CastMediaServer"] + nio,
+            path: "Tests/CastMediaServerTests"),
+    ]
+)

@@ -1,0 +1,1 @@
+// Placeholder so the package graph loads; replaced by the module's sources.

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what Castor's build, demo and tests need on a fresh Debian machine.
+#   scripts/bootstrap.sh build   – C libraries for the build (GnuTLS, Avahi client, libxml2)
+#   scripts/bootstrap.sh test    – the above, plus avahi-daemon, dbus, iptables, curl, protobuf
+#                                  tools for the lab tests, and a Python venv with pychromecast.
+set -euo pipefail
+mode="${1:-build}"
+cd "$(dirname "$0")/.."
+
+packages=(libavahi-client-dev libgnutls28-dev libxml2-dev pkg-config)
+if [ "$mode" = test ]; then
+  packages+=(avahi-daemon avahi-utils dbus iptables iproute2 curl python3-venv)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bootstrap: installing ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ "$mode" = test ]; then
+  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pychromecast, zeroconf' 2>/dev/null; then
+    echo "bootstrap: creating .venv with pychromecast 14.x"
+    python3 -m venv .venv
+    .venv/bin/pip install -q --disable-pip-version-check 'pychromecast>=14,<15' 'zeroconf'
+  fi
+fi
