@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "CastJSON", path: "Modules/CastJSON", swiftSettings: strictSettings),
         .target(
             name: "CastTransport",
-            dependencies: ["CGnuTLS", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            dependencies: ["CGnuTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "Logging", package: "swift-log")] + nio,
             path: "Modules/CastTransport", exclude: ["Proto"], swiftSettings: strictSettings),
         .target(
@@ -91,7 +91,7 @@ let package = Package(
         // MARK: Tests (one target per module)
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
-            name: "CastTransportTests", dependencies: ["CastTransport"] + nio,
+            name: "CastTransportTests", dependencies: ["CastTransport", "CastJSON"] + nio,
             path: "Tests/CastTransportTests"),
         .testTarget(
             name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON"] + nio,
