@@ -89,7 +89,9 @@ let package = Package(
                                  .product(name: "Logging", package: "swift-log")],
             path: "Modules/CastMediaServer", swiftSettings: strictSettings),
 
-        .target(name: "CastTestSupport", path: "Modules/CastTestSupport", swiftSettings: strictSettings),
+        .target(
+            name: "CastTestSupport", dependencies: ["CastTransport", "CastJSON"],
+            path: "Modules/CastTestSupport", swiftSettings: strictSettings),
 
         // MARK: Tests (one target per module)
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
