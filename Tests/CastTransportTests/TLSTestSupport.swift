@@ -11,7 +11,7 @@ import Glibc
 
 /// Shared fixtures: one generated certificate for all TLS tests (RSA generation is slow-ish).
 enum TLSTestFixtures {
-    static let credentials: Result<TLSCredentials, TLSError> = Result { try TLSCredentials.selfSigned() }
+    static let credentials: Result<TLSCredentials, TLSError> = Result { () throws(TLSError) in try TLSCredentials.selfSigned() }
 
     /// Whether `::1` can be bound on this machine.
     static let loopbackIPv6Available: Bool = {
