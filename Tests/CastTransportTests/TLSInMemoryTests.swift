@@ -82,8 +82,11 @@ struct TLSInMemoryTests {
         let credentials = try TLSTestFixtures.credentials.get()
         let pair = try TLSEmbeddedPair(credentials: credentials)
         // Written (and flushed) before the channel is even active: held back until the handshake ends.
-        try pair.client.writeOutbound(ByteBuffer(string: "early bird"))
+        // (`writeOutbound` would wait for the write's completion, which only happens after the handshake.)
+        let early = pair.client.writeAndFlush(ByteBuffer(string: "early bird"))
         #expect(try pair.client.readOutbound(as: ByteBuffer.self) == nil)
+        var earlyDone = false
+        early.assumeIsolated().whenSuccess { earlyDone = true }
 
         try pair.activate()
         #expect(try pair.ferry() > 0)
@@ -93,6 +96,7 @@ struct TLSInMemoryTests {
         #expect(pair.serverHandler.peerCertificateDER == nil)  // the client presents no certificate
         #expect(pair.clientHandler.negotiated?.protocolVersion == pair.serverHandler.negotiated?.protocolVersion)
         #expect(try TLSEmbeddedPair.readAll(pair.server) == Array("early bird".utf8))
+        #expect(earlyDone)
 
         let big = TLSTestFixtures.payload(300_000)
         try pair.server.writeOutbound(ByteBuffer(bytes: big))

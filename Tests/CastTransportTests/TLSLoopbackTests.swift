@@ -155,7 +155,8 @@ struct TLSLoopbackTests {
         }
         #expect(errors.map(\.code) == [.uncleanShutdown])
         #expect(!events.contains { if case .closeNotify = $0 { true } else { false } })
-        try await client.channel.close()
+        // The server closed the connection after the error, so the client channel may already be gone.
+        try? await client.channel.close()
         try await server.close()
     }
 }
