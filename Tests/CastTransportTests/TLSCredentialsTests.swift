@@ -28,8 +28,10 @@ struct TLSCredentialsTests {
         let credentials = try TLSTestFixtures.credentials.get()
         #expect(credentials.commonName == "Castor Emulated Receiver")
         #expect(credentials.notAfter.timeIntervalSince(credentials.notBefore) == 2 * 24 * 3600)
-        // A 2048-bit RSA SubjectPublicKeyInfo makes the DER certificate well over 700 bytes; 1024-bit ones stay under 700.
-        #expect(credentials.certificateDER.count > 700)
+        let certificate = try GnuTLSX509Certificate(bytes: credentials.certificateDER, pem: false)
+        #expect(certificate.publicKeyBits == 2048)
+        let small = try GnuTLSX509Certificate(bytes: try TLSCredentials.selfSigned(keyBits: 1024).certificateDER, pem: false)
+        #expect(small.publicKeyBits == 1024)
     }
 
     @Test("validity over 3 days is refused unless explicitly allowed")

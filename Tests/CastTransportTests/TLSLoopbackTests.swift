@@ -52,6 +52,29 @@ struct TLSLoopbackTests {
         try await server.close()
     }
 
+    @Test("one event loop group serves many concurrent TLS connections sharing one credentials object")
+    func concurrentClients() async throws {
+        let credentials = try TLSTestFixtures.credentials.get()
+        let server = try await TLSTestServer.start(host: "127.0.0.1", .tlsEcho(credentials))
+        let port = server.port
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<12 {
+                group.addTask {
+                    var client = try await TLSTestClient.connect(host: "127.0.0.1", port: port)
+                    let info = try await client.handshake().get()
+                    let message = TLSTestFixtures.payload(10_000 + index)
+                    try await client.send(message)
+                    let echoed = await client.read(count: message.count)
+                    try await client.channel.close()
+                    return echoed == message && info.peerCertificateDER == credentials.certificateDER
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: true, count: 12))
+        try await server.close()
+    }
+
     @Test("closing the client sends close_notify: the server sees a clean shutdown, no error")
     func closeNotifyShutdown() async throws {
         let credentials = try TLSTestFixtures.credentials.get()

@@ -199,8 +199,9 @@ package final class GnuTLSHandler: ChannelDuplexHandler {
         handshakePromise?.succeed(info)
         handshakePromise = nil
         context.fireUserInboundEventTriggered(info)
-        // Application data may have arrived together with the handshake's last flight.
-        if machine.state == .active, session.bufferedCiphertextBytes > 0 || session.inboundEnded {
+        // Application data may have arrived together with the handshake's last flight
+        // (buffered by us or already inside GnuTLS); with nothing there this returns at once.
+        if machine.state == .active {
             decrypt(context: context)
         }
         if flushBufferedWrites, machine.state == .active {

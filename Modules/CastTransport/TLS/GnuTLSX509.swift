@@ -63,6 +63,13 @@ final class GnuTLSX509Certificate {
         Date(timeIntervalSince1970: TimeInterval(gnutls_x509_crt_get_activation_time(handle)))
     }
 
+    /// The public key's size in bits (the RSA modulus size for RSA keys).
+    var publicKeyBits: Int {
+        var bits: UInt32 = 0
+        _ = gnutls_x509_crt_get_pk_algorithm(handle, &bits)
+        return Int(bits)
+    }
+
     /// The first common name (CN) of the subject, if any.
     var subjectCommonName: String? {
         var size = 0
