@@ -14,7 +14,27 @@ import NIOCore
 /// trust comes from device authentication, which reads ``peerCertificateDER``). Server side: presents
 /// the given ``TLSCredentials``. TLS 1.2 and 1.3 only.
 ///
-/// Loop-bound: use it only on its channel's event loop.
+/// Loop-bound: use it only on its channel's event loop. Install it from the channel initializer
+/// (which runs on the loop), before the handlers that deal in plaintext:
+///
+/// ```swift
+/// // Client
+/// ClientBootstrap(group: group).channelInitializer { channel in
+///     channel.eventLoop.makeCompletedFuture {
+///         try channel.pipeline.syncOperations.addHandler(GnuTLSHandler(role: .client))
+///         try channel.pipeline.syncOperations.addHandler(MyFramingHandler())
+///     }
+/// }
+/// // Server
+/// ServerBootstrap(group: group).childChannelInitializer { channel in
+///     channel.eventLoop.makeCompletedFuture {
+///         try channel.pipeline.syncOperations.addHandler(GnuTLSHandler(role: .server(credentials)))
+///         try channel.pipeline.syncOperations.addHandler(MyFramingHandler())
+///     }
+/// }
+/// ```
+/// To wait for the handshake, watch for ``GnuTLSHandshakeCompleted`` in a later handler or use
+/// ``handshakeFuture`` (it fails with the ``TLSError`` that ended the connection, or `.closed`).
 package final class GnuTLSHandler: ChannelDuplexHandler {
     package typealias InboundIn = ByteBuffer
     package typealias InboundOut = ByteBuffer
