@@ -92,6 +92,8 @@ struct TLSInMemoryTests {
         #expect(try pair.ferry() > 0)
         #expect(pair.clientRecorder.handshakes.count == 1)
         #expect(pair.serverRecorder.handshakes.count == 1)
+        let clientHandshake = try #require(pair.clientHandler.handshakeFuture)
+        #expect(try clientHandshake.wait() == pair.clientRecorder.handshakes.first)
         #expect(pair.clientHandler.peerCertificateDER == credentials.certificateDER)
         #expect(pair.serverHandler.peerCertificateDER == nil)  // the client presents no certificate
         #expect(pair.clientHandler.negotiated?.protocolVersion == pair.serverHandler.negotiated?.protocolVersion)
@@ -164,5 +166,7 @@ struct TLSInMemoryTests {
         #expect(error.code == .handshakeFailed)
         #expect(!pair.client.isActive)
         #expect(pair.clientRecorder.handshakes.isEmpty)
+        let handshake = try #require(pair.clientHandler.handshakeFuture)
+        #expect(throws: TLSError.self) { try handshake.wait() }
     }
 }
