@@ -96,7 +96,8 @@ let package = Package(
         // MARK: Tests (one target per module)
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
-            name: "CastTransportTests", dependencies: ["CastTransport", "CastJSON"] + nio,
+            name: "CastTransportTests",
+            dependencies: ["CastTransport", "CastJSON", .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
             path: "Tests/CastTransportTests"),
         .testTarget(
             name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON", "CastTestSupport"] + nio,
