@@ -13,6 +13,7 @@ public final class InMemoryIntentStore: CastIntentStore {
     private struct State {
         var nextSequence = 1
         var interactions: [Stored] = []  // in donation order
+        var identifiers: Set<String> = []
         var suggestions: [PlayMediaIntent] = []
         var modes: [MediaItemType: PredictionMode] = [:]
     }
@@ -26,12 +27,13 @@ public final class InMemoryIntentStore: CastIntentStore {
     public func donate(_ interaction: Interaction) async throws(CastIntentsError) {
         try interaction.validateForDonation()
         try state.withLock { (state: inout State) throws(CastIntentsError) in
-            if state.interactions.contains(where: { $0.interaction.identifier == interaction.identifier }) {
+            if state.identifiers.contains(interaction.identifier) {
                 throw CastIntentsError(
                     code: .duplicateInteraction,
                     message: "An interaction with identifier '\(interaction.identifier)' was already donated.")
             }
             state.interactions.append(Stored(sequence: state.nextSequence, interaction: interaction))
+            state.identifiers.insert(interaction.identifier)
             state.nextSequence += 1
             broadcaster.publish(.donated(interaction))
         }
@@ -60,6 +62,7 @@ public final class InMemoryIntentStore: CastIntentStore {
             let deleted = state.interactions.filter { predicate($0.interaction) }.map(\.interaction.identifier)
             guard !deleted.isEmpty else { return [] }
             state.interactions.removeAll { predicate($0.interaction) }
+            state.identifiers.subtract(deleted)
             broadcaster.publish(.deleted(identifiers: deleted))
             return deleted
         }

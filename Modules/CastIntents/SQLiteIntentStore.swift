@@ -34,12 +34,15 @@ public final class SQLiteIntentStore: CastIntentStore {
         let timeout = configuration.busyTimeout.components
         config.busyMode = .timeout(Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18)
         config.prepareDatabase { db in
-            // Every commit is synced to disk before the call returns.
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         config.label = "CastIntents"
         do {
             pool = try DatabasePool(path: path, configuration: config)
+            // Every commit is synced to disk before the call returns. GRDB switches the writer to
+            // `synchronous = NORMAL` when it enables WAL (after `prepareDatabase`), so set it again on
+            // the writer connection, which lives as long as the pool.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
             throw Self.mapOpenError(error, path: path)
         }
