@@ -273,6 +273,17 @@ struct StoreContractTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func changeSequencesFinishWhenTheStoreIsReleased(kind: StoreKind) async throws {
+        var store: (any CastIntentStore)? = try kind.makeStore()
+        let stream = try #require(store).changes()
+        try await store?.donate(Fixture.interaction("last", episode: 1, at: 1))
+        store = nil
+        var received: [IntentStoreChange] = []
+        for await change in stream { received.append(change) }  // ends only if the stream finished
+        #expect(received.count == 1)
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func concurrentWritersAndReadersLoseAndDuplicateNothing(kind: StoreKind) async throws {
         let store = try kind.makeStore()
         let writers = 8
