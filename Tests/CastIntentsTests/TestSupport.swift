@@ -17,12 +17,21 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
-/// A directory under the system's temporary directory, unique per call.
+/// One directory per test process under the system's temporary directory, removed when the process exits.
+enum TestRoot {
+    static let url: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("castintents-tests-\(UUID().uuidString)")
+        atexit { try? FileManager.default.removeItem(at: TestRoot.url) }
+        return url
+    }()
+}
+
+/// A directory inside ``TestRoot``, unique per call.
 struct TemporaryDirectory: Sendable {
     let url: URL
 
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("castintents-tests-\(UUID().uuidString)")
+        url = TestRoot.url.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
