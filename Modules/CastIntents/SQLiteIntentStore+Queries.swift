@@ -8,6 +8,19 @@ extension SQLiteIntentStore {
     public func donate(_ interaction: Interaction) async throws(CastIntentsError) {
         try interaction.validateForDonation()
         let json = try Self.encode(interaction.intent)
+        @Sendable func insert(_ db: Database, _ primary: MediaItem?) throws {
+            try db.execute(
+                sql: """
+                    INSERT INTO interaction
+                        (identifier, groupIdentifier, date, intent, primaryItemIdentifier, primaryItemType, containerIdentifier)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    interaction.identifier, interaction.groupIdentifier, interaction.date.timeIntervalSinceReferenceDate,
+                    json, primary?.identifier, primary?.type.rawValue, interaction.intent.containerIdentifier,
+                ])
+        }
+
         let broadcaster = self.broadcaster
         try await write { db in
             if try Bool.fetchOne(
@@ -19,16 +32,14 @@ extension SQLiteIntentStore {
                     message: "An interaction with identifier '\(interaction.identifier)' was already donated.")
             }
             let primary = interaction.intent.primaryItem
-            try db.execute(
-                sql: """
-                    INSERT INTO interaction
-                        (identifier, groupIdentifier, date, intent, primaryItemIdentifier, primaryItemType, containerIdentifier)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    interaction.identifier, interaction.groupIdentifier, interaction.date.timeIntervalSinceReferenceDate,
-                    json, primary?.identifier, primary?.type.rawValue, interaction.intent.containerIdentifier,
-                ])
+            do {
+                try insert(db, primary)
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                // The check above runs in an IMMEDIATE transaction, so this is a safety net only.
+                throw CastIntentsError(
+                    code: .duplicateInteraction,
+                    message: "An interaction with identifier '\(interaction.identifier)' was already donated.", cause: error)
+            }
             db.afterNextTransaction { _ in broadcaster.publish(.donated(interaction)) }
         }
     }

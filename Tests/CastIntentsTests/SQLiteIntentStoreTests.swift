@@ -196,6 +196,31 @@ struct SQLiteIntentStoreTests {
         #expect(try await app.mostRecentInteractions().map(\.identifier) == ["from-extension", "from-app"])
         #expect(await castIntentsError { try await app.donate(Fixture.interaction("from-extension", episode: 3, at: 3)) }?.code == .duplicateInteraction)
     }
+
+    @Test func concurrentWritersThroughTwoConnectionsOnOneFile() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("shared.sqlite")
+        let stores = [try SQLiteIntentStore(path: path), try SQLiteIntentStore(path: path)]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, store) in stores.enumerated() {
+                for writer in 0..<3 {
+                    group.addTask {
+                        for donation in 0..<25 {
+                            try await store.donate(
+                                Fixture.interaction("s\(index)-w\(writer)-\(donation)", episode: donation % 4, at: Double(donation)))
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for store in stores {
+            let identifiers = try await store.mostRecentInteractions().map(\.identifier)
+            #expect(identifiers.count == 150)
+            #expect(Set(identifiers).count == 150)
+        }
+        #expect(try await stores[0].checkIntegrity() == [])
+    }
 }
 
 /// A small seeded generator (SplitMix64), so "random" test inputs are reproducible.
