@@ -107,7 +107,14 @@ let package = Package(
         .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastChannels"], path: "Tests/CastQueueTests"),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryTests"),
         .testTarget(name: "CastReceiverTests", dependencies: ["CastReceiver", "CastChannels"], path: "Tests/CastReceiverTests"),
-        .testTarget(name: "CastIntentsTests", dependencies: ["CastIntents"], path: "Tests/CastIntentsTests"),
+        .testTarget(
+            name: "CastIntentsTests",
+            dependencies: ["CastIntents", "castintents-durability-child", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/CastIntentsTests"),
+        // Test helper: donates interactions until killed, for CastIntentsTests' durability test.
+        .executableTarget(
+            name: "castintents-durability-child", dependencies: ["CastIntents"],
+            path: "Tests/CastIntentsDurabilityChild", swiftSettings: strictSettings),
         .testTarget(
             name: "CastMediaServerTests", dependencies: ["CastMediaServer"] + nio,
             path: "Tests/CastMediaServerTests"),
