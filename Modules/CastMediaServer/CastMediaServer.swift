@@ -137,7 +137,7 @@ public final class CastMediaServer: Sendable {
             throw MediaServerError(code: .bindFailed, message: "The listening socket has no port")
         }
         let host = configuration.advertisedHost ?? configuration.host
-        logger.info("Media server listening", metadata: ["address": "\(host):\(port)"])
+        logger.debug("Media server listening", metadata: ["address": "\(host):\(port)"])
         return CastMediaServer(
             host: host, port: port, serverChannel: channel, registry: registry, connections: connections, logger: logger)
     }
@@ -228,7 +228,7 @@ public final class CastMediaServer: Sendable {
         registry.removeAll()
         try? await serverChannel.close()
         for channel in connections.drain() { try? await channel.close() }
-        logger.info("Media server stopped", metadata: ["port": "\(port)"])
+        logger.debug("Media server stopped", metadata: ["port": "\(port)"])
     }
 
     private func ensureOpen() throws(MediaServerError) {

@@ -11,13 +11,14 @@ public enum ByteRangeSpec: Sendable, Hashable {
     public func isSatisfiable(size: Int64) -> Bool {
         switch self {
         case .closed(let first, _), .from(let first): first < size
-        case .suffix(let length): length > 0 && size > 0
+        case .suffix(let length): length > 0
         }
     }
 
-    /// The byte offsets selected in a representation of `size` bytes (upper bound exclusive), or `nil` when unsatisfiable.
+    /// The byte offsets selected in a representation of `size` bytes (upper bound exclusive), or `nil` when unsatisfiable
+    /// or empty (a suffix of an empty representation selects nothing).
     public func resolved(size: Int64) -> Range<Int64>? {
-        guard isSatisfiable(size: size) else { return nil }
+        guard isSatisfiable(size: size), size > 0 else { return nil }
         switch self {
         case .closed(let first, let last): return first..<(min(last, size - 1) + 1)
         case .from(let first): return first..<size

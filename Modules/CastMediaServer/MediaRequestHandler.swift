@@ -104,7 +104,7 @@ final class MediaRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
                     self.send(context: context, plan: plan, source: .file(file.handle), keepAlive: keepAlive)
                 case .failure(let error):
                     // The file vanished, became unreadable or is no longer a regular file: it is not served.
-                    self.logger.info("Registered file not served", metadata: ["error": "\(error)"])
+                    self.logger.warning("Registered file not served", metadata: ["error": "\(error)"])
                     self.send(context: context, plan: ResponsePlanner.notFound(request, now: now), source: nil, keepAlive: keepAlive)
                 }
             }
