@@ -108,10 +108,10 @@ public final class CastMediaServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    connections.insert(channel)
                     let (activity, task) = startWatchdog(clock: clock, timeout: timeout) { [channel] in
                         channel.close(promise: nil)
                     }
-                    connections.insert(channel)
                     channel.closeFuture.whenComplete { _ in
                         task.cancel()
                         connections.remove(channel)
@@ -215,6 +215,9 @@ public final class CastMediaServer: Sendable {
     @discardableResult
     public func unregister(_ registration: MediaRegistration) -> Bool { registry.remove(token: registration.token) }
 
+    /// The number of open client connections (for tests and diagnostics).
+    var openConnectionCount: Int { connections.count }
+
     /// Everything currently registered (in no particular order).
     public var registrations: [MediaRegistration] { registry.all }
 
@@ -265,5 +268,6 @@ final class ConnectionSet: Sendable {
 
     func insert(_ channel: any Channel) { channels.withLock { $0[ObjectIdentifier(channel)] = channel } }
     func remove(_ channel: any Channel) { _ = channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
+    var count: Int { channels.withLock { $0.count } }
     func drain() -> [any Channel] { channels.withLock { all in defer { all.removeAll() }; return Array(all.values) } }
 }

@@ -188,6 +188,59 @@ struct HostileRequestTests {
         }
     }
 
+    @Test func steadyReaderOfALargeFileIsNotCutOff() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.sparse("big.mp4", size: 1 << 30, patches: [])
+        let clock = ManualClock()
+        try await withServer(idleTimeout: .seconds(30), clock: clock) { server in
+            let registration = try server.register(file: path)
+            let connection = try await onBlockingThread { () -> RawConnection in
+                let connection = try RawConnection(port: server.port)
+                try connection.send("GET \(registration.path) HTTP/1.1\r\nHost: x\r\n\r\n")
+                return connection
+            }
+            // Ten rounds of reading 32 MiB (more than any socket buffers hold, so the server completes writes in
+            // every round), each followed by 20 s of clock time: 200 s in all, far beyond the 30 s timeout.
+            var received = 0
+            for _ in 0..<10 {
+                received += try await onBlockingThread { try connection.readBytes(32 << 20) }
+                clock.advance(by: .seconds(20))
+            }
+            #expect(received == 10 * (32 << 20))
+            #expect(server.openConnectionCount == 1)
+        }
+    }
+
+    @Test func stalledReaderIsCutOff() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.sparse("big.mp4", size: 1 << 30, patches: [])
+        let clock = ManualClock()
+        try await withServer(idleTimeout: .seconds(30), clock: clock) { server in
+            let registration = try server.register(file: path)
+            // Asks for 1 GiB and never reads: the server fills the socket buffers, then cannot progress.
+            let connection = try await onBlockingThread { () -> RawConnection in
+                let connection = try RawConnection(port: server.port)
+                try connection.send("GET \(registration.path) HTTP/1.1\r\nHost: x\r\n\r\n")
+                return connection
+            }
+            await clock.waitForSleepers(1)
+            // While the kernel still accepts bytes, each advance is answered by progress; once the buffers are
+            // full nothing moves and the next advance expires the connection.
+            var advances = 0
+            while server.openConnectionCount > 0 && advances < 100_000 {
+                clock.advance(by: .seconds(31))
+                advances += 1
+                await Task.yield()
+            }
+            #expect(advances > 0)
+            #expect(server.openConnectionCount == 0)
+            let received = try await onBlockingThread { try connection.readUntilClosed().count }
+            #expect(received < 1 << 30)
+            let fresh = try await rawRequest(port: server.port, "HEAD \(registration.path) HTTP/1.1\r\nHost: x\r\n\r\n", bodyless: true)
+            #expect(fresh?.status == 200)
+        }
+    }
+
     @Test func idleKeepAliveConnectionIsClosedAfterTimeout() async throws {
         let setup = try makeFiles()
         let clock = ManualClock()

@@ -98,6 +98,18 @@ final class RawConnection: @unchecked Sendable {  // used by one thread at a tim
         }
     }
 
+    /// Reads and discards exactly `count` bytes (headers included); returns how many were read before EOF.
+    func readBytes(_ count: Int) throws -> Int {
+        var total = 0
+        while total < count {
+            if buffer.isEmpty { guard try fill() else { break } }
+            let take = min(buffer.count, count - total)
+            buffer.removeFirst(take)
+            total += take
+        }
+        return total
+    }
+
     /// Everything until the server closes the connection.
     func readUntilClosed() throws -> [UInt8] {
         while try fill() {}
