@@ -147,6 +147,7 @@ public final class CastMediaServer: Sendable {
     ///   - receiverHost: the receiver's address (for example the host of the Cast connection).
     ///   - receiverPort: the receiver's port; only used to pick the route.
     ///   - port: the port to serve on, 0 for any free port.
+    ///   - idleTimeout: see ``Configuration/idleTimeout``.
     public static func start(
         reaching receiverHost: String, receiverPort: Int = 8009, port: Int = 0, idleTimeout: Duration = .seconds(60)
     ) async throws(MediaServerError) -> CastMediaServer {

@@ -34,7 +34,7 @@ struct FileFacts: Sendable, Hashable {
     /// A strong entity tag from inode, size and modification time: it changes whenever the file is replaced or written.
     var entityTag: String {
         "\"\(String(inode, radix: 16))-\(String(size, radix: 16))-\(String(modifiedSeconds, radix: 16))"
-            + "\(String(modifiedNanoseconds, radix: 16))\""
+            + ".\(String(modifiedNanoseconds, radix: 16))\""
     }
 }
 
