@@ -33,6 +33,8 @@ public final class CastMediaServer: Sendable {
         public var clock: any Clock<Duration>
         /// The largest request head accepted (one field, and all fields together); larger heads get 431 and a close.
         public var maximumHeaderBytes: Int
+        /// The most client connections open at once; further connections are closed as soon as they are accepted.
+        public var maximumConnections: Int
         /// Where the server logs.
         public var logger: Logger
 
@@ -40,7 +42,7 @@ public final class CastMediaServer: Sendable {
         public init(
             host: String, port: Int = 0, advertisedHost: String? = nil, idleTimeout: Duration = .seconds(60),
             clock: any Clock<Duration> = ContinuousClock(), maximumHeaderBytes: Int = 16 * 1024,
-            logger: Logger = Logger(label: "castor.mediaserver")
+            maximumConnections: Int = 256, logger: Logger = Logger(label: "castor.mediaserver")
         ) {
             self.host = host
             self.port = port
@@ -48,6 +50,7 @@ public final class CastMediaServer: Sendable {
             self.idleTimeout = idleTimeout
             self.clock = clock
             self.maximumHeaderBytes = maximumHeaderBytes
+            self.maximumConnections = maximumConnections
             self.logger = logger
         }
     }
@@ -82,6 +85,9 @@ public final class CastMediaServer: Sendable {
         guard (0...65535).contains(configuration.port) else {
             throw MediaServerError(code: .invalidConfiguration, message: "Port \(configuration.port) is out of range")
         }
+        guard configuration.maximumConnections >= 1 else {
+            throw MediaServerError(code: .invalidConfiguration, message: "maximumConnections must be at least 1")
+        }
         guard configuration.maximumHeaderBytes >= 1024 else {
             throw MediaServerError(code: .invalidConfiguration, message: "maximumHeaderBytes must be at least 1024")
         }
@@ -102,13 +108,17 @@ public final class CastMediaServer: Sendable {
         let clock = configuration.clock
         let timeout = configuration.idleTimeout
         let logger = configuration.logger
+        let maximumConnections = configuration.maximumConnections
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    connections.insert(channel)
+                guard connections.insert(channel, limit: maximumConnections) else {
+                    logger.warning("Too many connections; refusing one", metadata: ["limit": "\(maximumConnections)"])
+                    return channel.close()
+                }
+                return channel.eventLoop.makeCompletedFuture {
                     let (activity, task) = startWatchdog(clock: clock, timeout: timeout) { [channel] in
                         channel.close(promise: nil)
                     }
@@ -267,7 +277,14 @@ public final class CastMediaServer: Sendable {
 final class ConnectionSet: Sendable {
     private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
 
-    func insert(_ channel: any Channel) { channels.withLock { $0[ObjectIdentifier(channel)] = channel } }
+    /// Adds a channel unless `limit` channels are already open.
+    func insert(_ channel: any Channel, limit: Int) -> Bool {
+        channels.withLock { channels in
+            guard channels.count < limit else { return false }
+            channels[ObjectIdentifier(channel)] = channel
+            return true
+        }
+    }
     func remove(_ channel: any Channel) { _ = channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
     var count: Int { channels.withLock { $0.count } }
     func drain() -> [any Channel] { channels.withLock { all in defer { all.removeAll() }; return Array(all.values) } }

@@ -88,7 +88,7 @@ final class MediaRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
             send(context: context, plan: plan, source: .memory(bytes), keepAlive: keepAlive)
         case .file(let path):
             let opened = threadPool.runIfActive(eventLoop: context.eventLoop) { () throws -> OpenedFile in
-                try OpenedFile.open(path)
+                try OpenedFile.openForReading(path)
             }
             opened.hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
                 switch result {
@@ -229,12 +229,8 @@ struct OpenedFile: Sendable {
     let facts: FileFacts
 
     /// Opens read-only (non-blocking, so a FIFO swapped in cannot hang a thread) and checks it is a regular file.
-    static func open(_ path: String) throws -> OpenedFile {
-        #if canImport(Darwin)
-        let descriptor = Darwin.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        #else
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        #endif
+    static func openForReading(_ path: String) throws -> OpenedFile {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw MediaServerError(code: .fileUnreadable, message: "Cannot open \(path)", cause: FileSystem.errnoError("open"))
         }

@@ -155,11 +155,45 @@ struct HostileRequestTests {
                 return try? connection.readResponse()?.status
             }
             #expect(manyOutcome == nil || manyOutcome == 431)
+            let longTarget = "/" + String(repeating: "x", count: 20_000)
+            let longOutcome = try await onBlockingThread { () -> Int? in
+                let connection = try RawConnection(port: server.port)
+                do { try connection.send("GET \(longTarget) HTTP/1.1\r\nHost: x\r\n\r\n") } catch { return nil }
+                return try? connection.readResponse()?.status
+            }
+            #expect(longOutcome == nil || longOutcome == 431)
             let garbage = try await rawRequest(port: server.port, "HELLO THERE\r\n\r\n")
             #expect(garbage?.status == 400)
             let fine = try await rawRequest(port: server.port, "GET \(registration.path) HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(fine?.status == 200)
             #expect(fine?.body == setup.movie)
+        }
+    }
+
+    @Test func connectionsBeyondTheLimitAreRefused() async throws {
+        let setup = try makeFiles()
+        let server = try await CastMediaServer.start(.init(host: "127.0.0.1", maximumConnections: 2))
+        let registration = try server.register(file: setup.moviePath)
+        let request = "GET \(registration.path) HTTP/1.1\r\nHost: x\r\nRange: bytes=0-0\r\n\r\n"
+        let outcome = try await onBlockingThread { () -> [Int?] in
+            let first = try RawConnection(port: server.port)
+            let second = try RawConnection(port: server.port)
+            try first.send(request)
+            try second.send(request)
+            let a = try first.readResponse()?.status
+            let b = try second.readResponse()?.status
+            let third = try RawConnection(port: server.port)
+            try? third.send(request)
+            let c = try? third.readResponse()?.status
+            // The two accepted connections keep working.
+            try first.send(request)
+            let d = try first.readResponse()?.status
+            return [a, b, c ?? nil, d]
+        }
+        #expect(outcome == [206, 206, nil, 206])
+        await server.shutdown()
+        await #expect { try await CastMediaServer.start(.init(host: "127.0.0.1", maximumConnections: 0)) } throws: {
+            ($0 as? MediaServerError)?.code == .invalidConfiguration
         }
     }
 
