@@ -199,7 +199,7 @@ struct HostileRequestTests {
 
     @Test func slowClientIsCutOffAndOthersAreServed() async throws {
         let setup = try makeFiles()
-        let clock = ManualClock()
+        let clock = ServerTestClock()
         try await withServer(idleTimeout: .seconds(30), clock: clock) { server in
             let registration = try server.register(file: setup.moviePath)
             // A client that sends half a request head and then nothing.
@@ -225,7 +225,7 @@ struct HostileRequestTests {
     @Test func steadyReaderOfALargeFileIsNotCutOff() async throws {
         let directory = try TemporaryDirectory()
         let path = try directory.sparse("big.mp4", size: 1 << 30, patches: [])
-        let clock = ManualClock()
+        let clock = ServerTestClock()
         try await withServer(idleTimeout: .seconds(30), clock: clock) { server in
             let registration = try server.register(file: path)
             let connection = try await onBlockingThread { () -> RawConnection in
@@ -248,7 +248,7 @@ struct HostileRequestTests {
     @Test func stalledReaderIsCutOff() async throws {
         let directory = try TemporaryDirectory()
         let path = try directory.sparse("big.mp4", size: 1 << 30, patches: [])
-        let clock = ManualClock()
+        let clock = ServerTestClock()
         try await withServer(idleTimeout: .seconds(30), clock: clock) { server in
             let registration = try server.register(file: path)
             // Asks for 1 GiB and never reads: the server fills the socket buffers, then cannot progress.
@@ -277,7 +277,7 @@ struct HostileRequestTests {
 
     @Test func idleKeepAliveConnectionIsClosedAfterTimeout() async throws {
         let setup = try makeFiles()
-        let clock = ManualClock()
+        let clock = ServerTestClock()
         try await withServer(idleTimeout: .seconds(30), clock: clock) { server in
             let registration = try server.register(file: setup.moviePath)
             let connection = try await onBlockingThread { () -> RawConnection in

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// A clock that only moves when the test advances it; sleepers wake when their deadline is reached.
-final class ManualClock: Clock, Sendable {
+final class ServerTestClock: Clock, Sendable {
     struct Instant: InstantProtocol {
         var offset: Duration
         func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
