@@ -228,9 +228,10 @@ struct OpenedFile: Sendable {
     let handle: NIOFileHandle
     let facts: FileFacts
 
-    /// Opens read-only (non-blocking, so a FIFO swapped in cannot hang a thread) and checks it is a regular file.
+    /// Opens read-only and checks it is a regular file. The path is canonical (resolved at registration), so
+    /// `O_NOFOLLOW` refuses a symbolic link swapped in later; `O_NONBLOCK` keeps a FIFO swapped in from hanging a thread.
     static func openForReading(_ path: String) throws -> OpenedFile {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard descriptor >= 0 else {
             throw MediaServerError(code: .fileUnreadable, message: "Cannot open \(path)", cause: FileSystem.errnoError("open"))
         }

@@ -105,6 +105,14 @@ struct HostileRequestTests {
             let a = try server.register(file: setup.moviePath)
             #expect(a.token != linked.token)
             #expect(a.url == "http://127.0.0.1:\(server.port)/\(a.token)/movie.mp4")
+            // A registered file replaced by a symbolic link to another file is not served through the link.
+            let swapped = try server.register(file: try setup.directory.write("swapped.mp4", [1, 2, 3]))
+            try FileManager.default.removeItem(atPath: setup.directory.path + "/swapped.mp4")
+            try FileManager.default.createSymbolicLink(atPath: setup.directory.path + "/swapped.mp4", withDestinationPath: setup.secretPath)
+            let viaLink = try await rawRequest(port: server.port, "GET \(swapped.path) HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(viaLink?.status == 404)
+            let linkBody = viaLink?.body ?? []
+            #expect(!linkBody.containsSubsequence(Self.secret))
             // A registered file that disappears is no longer served (and nothing else is).
             try FileManager.default.removeItem(atPath: setup.moviePath)
             let vanished = try await rawRequest(port: server.port, "GET \(a.path) HTTP/1.1\r\nHost: x\r\n\r\n")
