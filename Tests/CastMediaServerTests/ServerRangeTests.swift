@@ -209,3 +209,31 @@ struct ServerRangeTests {
         }
     }
 }
+
+@Suite("Publishing media with subtitles")
+struct PublishingTests {
+    @Test func publishesMediaAndItsSubtitles() async throws {
+        let directory = try TemporaryDirectory()
+        let video = try directory.write("Holiday 2019.mp4", patternBytes(count: 100))
+        try directory.write("Holiday 2019.en.srt", text: "1\n00:00:01,000 --> 00:00:02,000\nHello\n")
+        try directory.write("Holiday 2019.de.vtt", text: "WEBVTT\n\n00:01.000 --> 00:02.000\nHallo\n")
+        try directory.write("Holiday 2019.fr.srt", text: "not subtitles at all")
+        let extra = try directory.write("elsewhere.srt", text: "1\n00:00:03,000 --> 00:00:04,000\nExtra\n")
+        try await withServer { server in
+            let published = try server.publish(mediaAt: video, extraSubtitles: [extra])
+            #expect(published.title == "Holiday 2019")
+            #expect(published.media.url.hasSuffix("/Holiday%202019.mp4"))
+            #expect(published.subtitles.map(\.language) == ["de", "en", nil])
+            #expect(published.subtitles.allSatisfy { $0.registration.contentType == "text/vtt" })
+            #expect(published.skippedSubtitles.map(\.path) == [directory.path + "/Holiday 2019.fr.srt"])
+            #expect(published.skippedSubtitles.first?.error.code == .invalidSubtitles)
+            if Curl.isAvailable {
+                let english = try await Curl.run([published.subtitles[1].registration.url])
+                #expect(String(decoding: english.body, as: UTF8.self) == "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nHello\n")
+                let media = try await Curl.run(["-H", "Range: bytes=0-9", published.media.url])
+                #expect(media.body == Array(patternBytes(count: 100).prefix(10)))
+            }
+            #expect(server.registrations.count == 4)
+        }
+    }
+}
