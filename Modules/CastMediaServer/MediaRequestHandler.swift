@@ -153,10 +153,10 @@ final class MediaRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
                 context.writeAndFlush(handler.wrapOutboundOut(.body(data))).assumeIsolated().whenComplete { result in
                     self.inFlight -= 1
                     switch result {
-                    case .success:
+                    case .success where !self.failed:
                         self.handler.activity.progressed()
                         self.pump()
-                    case .failure:
+                    case .success, .failure:
                         self.fail()
                     }
                 }
@@ -175,6 +175,8 @@ final class MediaRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
             }
         }
 
+        /// Stops writing; once no write is in flight, releases the file and closes the connection (the client
+        /// cannot be given the rest of a response whose length it was promised).
         private func fail() {
             failed = true
             if inFlight == 0 {
@@ -183,7 +185,11 @@ final class MediaRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
             }
         }
 
+        private var released = false
+
         private func releaseSource() {
+            guard !released else { return }
+            released = true
             if case .file(let handle) = source { try? handle.close() }
         }
 

@@ -253,6 +253,26 @@ struct HostileRequestTests {
         }
     }
 
+    @Test func clientsHangingUpMidTransferDoNotDisturbOthers() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.sparse("big.mp4", size: 1 << 30, patches: [(0, [7, 7, 7])])
+        try await withServer { server in
+            let registration = try server.register(file: path)
+            for index in 0..<10 {
+                // Full file, a single range, and a multipart response, each abandoned after the first bytes.
+                let range = ["", "Range: bytes=100-\(1 << 29)\r\n", "Range: bytes=0-9,1000-\(1 << 29)\r\n"][index % 3]
+                let got = try await onBlockingThread { () -> Int in
+                    let connection = try RawConnection(port: server.port)
+                    try connection.send("GET \(registration.path) HTTP/1.1\r\nHost: x\r\n\(range)\r\n")
+                    return try connection.readBytes(100_000)
+                }
+                #expect(got == 100_000)
+            }
+            let check = try await rawRequest(port: server.port, "GET \(registration.path) HTTP/1.1\r\nHost: x\r\nRange: bytes=0-2\r\n\r\n")
+            #expect(check?.body == [7, 7, 7])
+        }
+    }
+
     @Test func stalledReaderIsCutOff() async throws {
         let directory = try TemporaryDirectory()
         let path = try directory.sparse("big.mp4", size: 1 << 30, patches: [])
