@@ -57,6 +57,21 @@ struct ConcurrencyTests {
         }
     }
 
+    @Test func http10ClientsGetOneResponsePerConnection() async throws {
+        try await withServer { server in
+            let registration = try server.register(data: Array("hello".utf8), name: "a.txt")
+            let (response, rest) = try await onBlockingThread { () -> (RawResponse?, [UInt8]) in
+                let connection = try RawConnection(port: server.port)
+                try connection.send("GET \(registration.path) HTTP/1.0\r\n\r\n")
+                return (try connection.readResponse(), try connection.readUntilClosed())
+            }
+            #expect(response?.status == 200)
+            #expect(response?.header("Connection") == "close")
+            #expect(response?.body == Array("hello".utf8))
+            #expect(rest.isEmpty)
+        }
+    }
+
     @Test func shutdownClosesOpenConnections() async throws {
         let server = try await CastMediaServer.start(.init(host: "127.0.0.1"))
         let registration = try server.register(data: [1, 2, 3], name: "x.bin")

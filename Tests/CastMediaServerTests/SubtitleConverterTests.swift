@@ -51,6 +51,8 @@ struct SubtitleConverterTests {
         #expect(SubtitleConverter.parseTime("00:00:01,0000") == nil)
         #expect(SubtitleConverter.parseTime("aa:00:01,000") == nil)
         #expect(SubtitleConverter.timestamp(360_000_000 + 1) == "100:00:00.001")
+        #expect(SubtitleConverter.parseTiming("00:00:01,000-->00:00:02,000")! == (1000, 2000))
+        #expect(SubtitleConverter.parseTiming("00:00:01,000 -> 00:00:02,000") == nil)
         // Position suffixes of some SRT writers are dropped.
         #expect(SubtitleConverter.parseTiming("00:00:01,000 --> 00:00:02,000 X1:100 X2:200 Y1:10 Y2:20")! == (1000, 2000))
     }
