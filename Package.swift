@@ -93,6 +93,15 @@ let package = Package(
             name: "CastTestSupport", dependencies: ["CastTransport", "CastJSON"],
             path: "Modules/CastTestSupport", swiftSettings: strictSettings),
 
+        // MARK: Examples
+        .executableTarget(
+            name: "castctl",
+            dependencies: [
+                "CastTransport", "CastChannels", "CastJSON",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/castctl", swiftSettings: strictSettings),
+
         // MARK: Tests (one target per module)
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 seconds="${2:-60}"
 scratch="$PWD/.build-fuzz"
 swift build --package-path Tests/Fuzz --scratch-path "$scratch" -c debug \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 | grep -vE "^\[|^Building|^Compiling|prohibited flag" || true
+  --sanitize=fuzzer --sanitize=address 2>&1 | grep -vE "^\[|^Building|^Compiling|prohibited flag" || true
 targets=$(sed -n 's/.*name: "\(Fuzz[A-Za-z]*\)".*/\1/p' Tests/Fuzz/Package.swift)
 n=$(echo "$targets" | wc -w)
 per=$(( seconds > 0 ? (seconds + n - 1) / n : 0 ))

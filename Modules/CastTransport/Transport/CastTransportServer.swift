@@ -64,7 +64,7 @@ public final class CastTransportServer: Sendable {
         do {
             channel = try await bootstrap.bind(host: host, port: port).get()
         } catch {
-            throw CastTransportError(code: .io, message: "Cannot listen on \(host):\(port): \(error)", cause: error as? any Error & Sendable)
+            throw CastTransportError(code: .io, message: "Cannot listen on \(host):\(port): \(error)", cause: error)
         }
         return CastTransportServer(channel: channel, credentials: credentials, host: host, connections: connections, continuation: continuation)
     }

@@ -105,9 +105,9 @@ public final class TLSCastTransport: CastTransport {
         if error is NIOConnectionError || error is IOError {
             let text = "\(error)"
             if text.contains("resolve") || text.contains("DNS") || text.contains("Name or service") {
-                return CastTransportError(code: .resolution, message: "Cannot resolve \(host)", cause: error as? any Error & Sendable)
+                return CastTransportError(code: .resolution, message: "Cannot resolve \(host)", cause: error)
             }
-            return CastTransportError(code: .connectFailed, message: "Cannot connect to \(host):\(port): \(text)", cause: error as? any Error & Sendable)
+            return CastTransportError(code: .connectFailed, message: "Cannot connect to \(host):\(port): \(text)", cause: error)
         }
         return CastTransportError(code: .connectFailed, message: "Cannot connect to \(host):\(port): \(error)")
     }

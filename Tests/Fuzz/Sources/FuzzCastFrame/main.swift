@@ -10,7 +10,7 @@ public func fuzzCastFrame(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     var decoder = CastFrameDecoder()
     var buffer = ByteBuffer()
     for chunk in [bytes[..<split], bytes[split...]] {
-        buffer.writeBytes(UnsafeRawBufferPointer(rebasing: chunk))
+        buffer.writeBytes(chunk)
         do {
             while let message = try decoder.decodeFrame(from: &buffer) {
                 // Whatever decodes must re-encode within the frame limit and decode to itself.
