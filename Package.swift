@@ -97,7 +97,7 @@ let package = Package(
             name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON"] + nio,
             path: "Tests/CastChannelsTests"),
         .testTarget(name: "CastXMLTests", dependencies: ["CastXML"], path: "Tests/CastXMLTests"),
-        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata"], path: "Tests/CastMetadataTests"),
+        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastJSON", "CastXML"], path: "Tests/CastMetadataTests"),
         .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels"], path: "Tests/CastMediaTests"),
         .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastChannels"], path: "Tests/CastQueueTests"),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryTests"),
