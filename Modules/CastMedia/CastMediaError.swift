@@ -14,7 +14,7 @@ public struct CastMediaError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: Sendable, Hashable {
             case invalidPlayerState, loadFailed, loadCancelled, invalidRequest, receiverError, timeout, connectionLost,
-                noMediaSession, messageTooLarge, unexpectedReply, notConnected
+                noMediaSession, messageTooLarge, unexpectedReply, notConnected, cancelled
         }
         private let base: Base
         private init(base: Base) { self.base = base }
@@ -40,6 +40,8 @@ public struct CastMediaError: Error, Sendable, CustomStringConvertible {
         public static let unexpectedReply = Code(base: .unexpectedReply)
         /// The media channel is not connected to a receiver app.
         public static let notConnected = Code(base: .notConnected)
+        /// The waiting task was cancelled.
+        public static let cancelled = Code(base: .cancelled)
 
         /// Maps a receiver error `type`; `nil` for a type that is not an error.
         public init?(errorType: String) {

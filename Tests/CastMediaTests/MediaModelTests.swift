@@ -1,5 +1,6 @@
 import CastJSON
 import CastMetadata
+import CastTestSupport
 import Foundation
 import Testing
 
@@ -203,16 +204,16 @@ struct MediaPositionTests {
         #expect(MediaPosition.estimate(from: status(.playing, time: 5), elapsed: .seconds(-3)) == 5)
     }
 
-    @Test func trackerUsesTheInjectedClock() {
+    @Test func trackerUsesTheInjectedClock() async {
         let clock = ManualClock()
         var tracker = MediaPositionTracker(clock: clock)
         #expect(tracker.position() == nil)
         tracker.update(status(.playing, time: 10))
         #expect(tracker.position() == 10)
-        clock.advance(by: .seconds(3))
+        await clock.advance(by: .seconds(3))
         #expect(tracker.position() == 13)
         tracker.update(status(.paused, time: 13))
-        clock.advance(by: .seconds(30))
+        await clock.advance(by: .seconds(30))
         #expect(tracker.position() == 13)
         tracker.reset()
         #expect(tracker.position() == nil)
