@@ -53,6 +53,9 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// The media session id of the latest status.
     public var mediaSessionId: Int? { state.withLock { $0.status?.mediaSessionId } }
 
+    /// The channel's context while connected to a receiver app (for extensions such as queue commands).
+    public var connectedContext: CastChannelContext? { state.withLock { $0.context } }
+
     /// Whether the channel is connected to a receiver app.
     public var isConnected: Bool { state.withLock { $0.context != nil } }
 
