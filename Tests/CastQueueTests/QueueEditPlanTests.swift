@@ -86,3 +86,15 @@ struct QueueEditPlanTests {
         }
     }
 }
+
+@Suite("Repeat modes")
+struct CastRepeatModeTests {
+    @Test func mapping() {
+        #expect(CastRepeatMode(.off) == .off)
+        #expect(CastRepeatMode(.single) == .one)
+        #expect(CastRepeatMode(.all) == .all)
+        #expect(CastRepeatMode(.allAndShuffle) == .all)
+        #expect(CastRepeatMode(RepeatMode(rawValue: "REPEAT_LATER")) == .off)
+        #expect(CastRepeatMode.allCases.map(\.repeatMode) == [.off, .single, .all])
+    }
+}
