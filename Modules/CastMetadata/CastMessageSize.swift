@@ -27,8 +27,11 @@ public enum CastMessageSize {
                     payloadUTF8Count: json.serializedData().count)
     }
 
-    /// Throws when a message of `size` bytes is over ``limit``.
-    /// - Parameter what: the request, for the message ("LOAD", "QUEUE_INSERT"…).
+    /// Throws when a message of `size` bytes is over `limit`.
+    /// - Parameters:
+    ///   - size: the encoded size of the message, in bytes.
+    ///   - limit: the limit, 65 536 by default.
+    ///   - what: the request, for the message ("LOAD", "QUEUE_INSERT"…).
     public static func check(size: Int, limit: Int = CastMessageSize.limit, what: String) throws(CastMessageTooLargeError) {
         guard size <= limit else { throw CastMessageTooLargeError(size: size, limit: limit, request: what) }
     }
