@@ -89,12 +89,15 @@ let package = Package(
                                  .product(name: "Logging", package: "swift-log")],
             path: "Modules/CastMediaServer", swiftSettings: strictSettings),
 
-        .target(name: "CastTestSupport", path: "Modules/CastTestSupport", swiftSettings: strictSettings),
+        .target(
+            name: "CastTestSupport", dependencies: ["CastTransport", "CastJSON"],
+            path: "Modules/CastTestSupport", swiftSettings: strictSettings),
 
         // MARK: Tests (one target per module)
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
-            name: "CastTransportTests", dependencies: ["CastTransport", "CastJSON"] + nio,
+            name: "CastTransportTests",
+            dependencies: ["CastTransport", "CastJSON", .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
             path: "Tests/CastTransportTests"),
         .testTarget(
             name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON", "CastTestSupport"] + nio,
@@ -105,7 +108,14 @@ let package = Package(
         .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport"], path: "Tests/CastQueueTests"),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryTests"),
         .testTarget(name: "CastReceiverTests", dependencies: ["CastReceiver", "CastChannels"], path: "Tests/CastReceiverTests"),
-        .testTarget(name: "CastIntentsTests", dependencies: ["CastIntents"], path: "Tests/CastIntentsTests"),
+        .testTarget(
+            name: "CastIntentsTests",
+            dependencies: ["CastIntents", "castintents-durability-child", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/CastIntentsTests"),
+        // Test helper: donates interactions until killed, for CastIntentsTests' durability test.
+        .executableTarget(
+            name: "castintents-durability-child", dependencies: ["CastIntents"],
+            path: "Tests/CastIntentsDurabilityChild", swiftSettings: strictSettings),
         .testTarget(
             name: "CastMediaServerTests", dependencies: ["CastMediaServer"] + nio,
             path: "Tests/CastMediaServerTests"),
