@@ -196,6 +196,29 @@ struct CastMediaChannelTests {
         } catch {
             #expect(error.code == .notConnected)
         }
+        // Launching the app connects the channel.
+        _ = try await harness.connection.receiver.launch(appId: "CC1AD845")
+        try await waitUntil("the media channel connects") { harness.media.isConnected }
+        #expect(try await harness.media.load(Self.movie).playerState == .playing)
+    }
+
+    @Test func appStoppingEndsTheSession() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        var statuses = harness.media.statuses.makeAsyncIterator()
+        try await harness.media.load(Self.movie)
+        #expect(await statuses.next()??.mediaSessionId == 1)
+        await harness.receiver.stopApp()
+        #expect(await statuses.next() == .some(nil))
+        try await waitUntil("the media channel disconnects") { !harness.media.isConnected }
+        #expect(harness.media.status == nil)
+        #expect(harness.media.estimatedPosition == nil)
+        do {
+            try await harness.media.play()
+            Issue.record("PLAY after the app stopped succeeded")
+        } catch {
+            #expect(error.code == .notConnected)
+        }
     }
 
     @Test func statusStreamIncludesOtherSendersChanges() async throws {

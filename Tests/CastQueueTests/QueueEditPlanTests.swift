@@ -1,3 +1,4 @@
+import CastJSON
 import CastMedia
 import Testing
 
@@ -96,5 +97,30 @@ struct CastRepeatModeTests {
         #expect(CastRepeatMode(.allAndShuffle) == .all)
         #expect(CastRepeatMode(RepeatMode(rawValue: "REPEAT_LATER")) == .off)
         #expect(CastRepeatMode.allCases.map(\.repeatMode) == [.off, .single, .all])
+    }
+}
+
+@Suite("Queue item builder")
+struct QueueItemBuilderTests {
+    @Test func buildsAndCopies() throws {
+        var builder = QueueItemBuilder(media: MediaInformation(contentId: "http://127.0.0.1/a.mp3", contentType: "audio/mpeg"))
+        builder.autoplay = false
+        builder.preloadTime = 15
+        builder.startTime = 3
+        builder.playbackDuration = 60
+        builder.activeTrackIds = [1]
+        builder.customData = ["k": "v"]
+        let item = builder.build()
+        #expect(item.itemId == nil)
+        #expect(item.autoplay == false && item.preloadTime == 15 && item.startTime == 3 && item.playbackDuration == 60)
+        #expect(item.activeTrackIds == [1] && item.customData == ["k": "v"])
+        var received = item
+        received.itemId = 9
+        let copy = QueueItemBuilder(item: received).build()
+        #expect(copy == item)
+        let json = try JSONValue(encoding: item)
+        #expect(json == ["media": ["contentId": "http://127.0.0.1/a.mp3", "contentType": "audio/mpeg", "streamType": "BUFFERED"],
+                         "autoplay": false, "preloadTime": 15, "startTime": 3, "playbackDuration": 60,
+                         "activeTrackIds": [1], "customData": ["k": "v"]])
     }
 }

@@ -118,6 +118,13 @@ final class ScriptedReceiver: Sendable {
         try? await transport.send(CastMessage(sourceId: source, destinationId: destination, namespace: namespace, json: json))
     }
 
+    /// Stops the media app and tells every sender (RECEIVER_STATUS without it).
+    func stopApp() async {
+        launched.withLock { $0 = false }
+        state.withLock { $0 = MediaState() }
+        await send(receiverStatus(requestId: 0), namespace: Self.receiver, to: "*", from: "receiver-0")
+    }
+
     /// Pushes a status to every sender, as when another sender changed something.
     func broadcastStatus(_ change: @Sendable (inout MediaState) -> Void) async {
         let status = state.withLock { state in
