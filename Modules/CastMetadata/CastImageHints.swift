@@ -77,7 +77,8 @@ public struct ClosestSizeImagePicker: CastImagePicker {
         func covers(_ image: CastImage) -> Bool {
             (hints.width.map { image.width! >= $0 } ?? true) && (hints.height.map { image.height! >= $0 } ?? true)
         }
-        func area(_ image: CastImage) -> Int { image.width! * image.height! }
+        // In Double: sizes come from the network and their product may not fit an Int.
+        func area(_ image: CastImage) -> Double { Double(image.width!) * Double(image.height!) }
         if let covering = sized.filter(covers).min(by: { area($0) < area($1) }) { return covering }
         return sized.max { area($0) < area($1) }
     }

@@ -100,6 +100,22 @@ struct MediaModelDecodingTests {
         #expect(echoed["metadata"]?["newThing"] == true)
     }
 
+    @Test func absurdNumbersAreRefusedNotFatal() throws {
+        let text = """
+            {"type":"MEDIA_STATUS","requestId":1e300,"status":[{"mediaSessionId":3,"supportedMediaCommands":1e300,
+             "metadataType":1e300,"activeTrackIds":[1e300],"currentItemId":-1e300,
+             "media":{"contentId":"c","contentType":"t","metadata":{"metadataType":1e300},"tracks":[{"trackId":1e300}]}}]}
+            """
+        let message = try JSONDecoder().decode(MediaStatusMessage.self, from: Data(text.utf8))
+        let status = try #require(message.first)
+        #expect(message.requestId == nil)
+        #expect(status.supportedMediaCommands == [])
+        #expect(status.activeTrackIds == nil)
+        #expect(status.currentItemId == nil)
+        #expect(status.media?.metadata == nil)
+        #expect(status.media?.tracks == nil)
+    }
+
     @Test func referenceLoadMediaRoundTrips() throws {
         let text = """
             {"contentId":"http://host/a.mp4","contentType":"video/mp4","streamType":"BUFFERED",

@@ -133,6 +133,15 @@ struct CastImagePickerTests {
         #expect(metadata.imageUrl(matching: nil, picker: picker)?.lastPathComponent == "small.jpg")
     }
 
+    @Test func hugeSizesDoNotOverflow() {
+        let metadata = CastMetadata(title: "x", images: [
+            CastImage(url: URL(string: "http://h/a.jpg")!, width: Int.max / 2, height: Int.max / 2),
+            CastImage(url: URL(string: "http://h/b.jpg")!, width: 10, height: 10),
+        ])
+        #expect(metadata.imageUrl(matching: CastImageHints(type: .background, width: 5, height: 5),
+                                  picker: ClosestSizeImagePicker())?.lastPathComponent == "b.jpg")
+    }
+
     struct BackgroundOnlyPicker: CastImagePicker {
         func image(matching hints: CastImageHints?, from metadata: CastMetadata) -> CastImage? {
             hints?.type == .background ? metadata.images.last : nil

@@ -54,7 +54,12 @@ public struct SupportedMediaCommands: OptionSet, Sendable, Hashable, Codable {
         if let value = try? container.decode(Int.self) {
             rawValue = value
         } else {
-            rawValue = Int(try container.decode(Double.self))
+            let value = try container.decode(Double.self)
+            guard value.rounded() == value, abs(value) <= 9_007_199_254_740_992 else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "supportedMediaCommands \(value) is not an integer bitmask")
+            }
+            rawValue = Int(value)
         }
     }
 
