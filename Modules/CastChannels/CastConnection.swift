@@ -26,7 +26,12 @@ public final class CastConnection: Sendable {
     struct PluginSlot: Sendable {
         let plugin: any CastChannelPlugin
         let mailbox: AsyncStream<PluginCall>.Continuation
+        /// The context once the connection has connected the plugin.
         var context: CastChannelContext?
+        /// The context once the plugin's `channelDidConnect` has returned.
+        var deliveredContext: CastChannelContext?
+        /// Tasks waiting in ``CastConnection/waitUntilConnected(_:timeout:)``.
+        var connectWaiters: [ReplyPromise<CastChannelContext>] = []
     }
 
     enum PluginCall: Sendable {
@@ -171,6 +176,7 @@ public final class CastConnection: Sendable {
         for slot in slots {
             if let context = slot.context { slot.mailbox.yield(.disconnect(context, pluginReason)) }
             slot.mailbox.finish()
+            for waiter in slot.connectWaiters { waiter.fulfil(.failure(failure)) }
         }
         for task in tasks { task.cancel() }
         if !tasks.isEmpty || !slots.isEmpty || !entries.isEmpty || error != nil {
