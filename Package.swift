@@ -97,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "castctl",
             dependencies: [
-                "CastTransport", "CastChannels", "CastJSON",
+                "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/castctl", swiftSettings: strictSettings),
