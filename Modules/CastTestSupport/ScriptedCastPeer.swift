@@ -24,6 +24,7 @@ public final class ScriptedCastPeer: Sendable {
         var received: [CastMessage] = []
         var waiters: [(predicate: @Sendable (CastMessage) -> Bool, continuation: CheckedContinuation<CastMessage, Never>)] = []
         var task: Task<Void, Never>?
+        var answersPings = true
     }
 
     /// The transport end this peer owns.
@@ -39,6 +40,12 @@ public final class ScriptedCastPeer: Sendable {
     /// Rules are tried in the order they were added; the first match answers.
     public func on(namespace: String? = nil, type: String?, _ rule: @escaping Rule) {
         state.withLock { $0.rules.append((namespace, type, rule)) }
+    }
+
+    /// Whether PINGs get a PONG (on by default); turn it off to play a device that went silent.
+    public var answersPings: Bool {
+        get { state.withLock { $0.answersPings } }
+        set { state.withLock { $0.answersPings = newValue } }
     }
 
     /// Starts reading.
@@ -103,7 +110,7 @@ public final class ScriptedCastPeer: Sendable {
         }
         for continuation in ready { continuation.resume(returning: message) }
         if message.namespace == "urn:x-cast:com.google.cast.tp.heartbeat", json["type"] == "PING" {
-            try? await transport.send(message.reply(.string(#"{"type":"PONG"}"#)))
+            if answersPings { try? await transport.send(message.reply(.string(#"{"type":"PONG"}"#))) }
             return
         }
         guard let rule else { return }

@@ -11,11 +11,16 @@ final class FakeDevice: Sendable {
     static let chatNamespace = "urn:x-cast:com.example.chat"
 
     let peer: ScriptedCastPeer
-    let senderEnd: InMemoryCastTransport
+    let senderEnd: InMemoryCastTransport!
     let running = Mutex(false)
 
-    init() {
+    convenience init() {
         let (senderEnd, receiverEnd) = InMemoryCastTransport.pair()
+        self.init(senderEnd: senderEnd, receiverEnd: receiverEnd)
+    }
+
+    /// A device answering on `receiverEnd` (for example an accepted TLS connection).
+    init(senderEnd: InMemoryCastTransport?, receiverEnd: any CastTransport) {
         self.senderEnd = senderEnd
         peer = ScriptedCastPeer(transport: receiverEnd)
         let receiver = "urn:x-cast:com.google.cast.receiver"
