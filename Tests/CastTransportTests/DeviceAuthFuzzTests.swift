@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CastTransport
+@_spi(Fuzzing) @testable import CastTransport
 
 @Suite("Device-auth fuzz entry point")
 struct DeviceAuthFuzzTests {

@@ -6,9 +6,12 @@ private let fuzzNonce = [UInt8](repeating: 0xA5, count: 16)
 private let fuzzNow = Date(timeIntervalSince1970: 1_767_225_600)
 
 /// libFuzzer-friendly entry point: parses and verifies arbitrary bytes as a `DeviceAuthMessage` reply
-/// payload (with nonce enforcement off and on), then as a CRL bundle, and as a challenge the receiver
-/// side answers. It must return normally for every input; outcomes are discarded.
-package func fuzzAuthResponse(_ bytes: [UInt8]) {
+/// payload (with nonce enforcement off and on), then as a CRL bundle and as a certificate. It must
+/// return normally for every input; outcomes are discarded.
+///
+/// SPI rather than `package` so that the separate libFuzzer package (`Tests/Fuzz`) can call it with
+/// `@_spi(Fuzzing) import CastTransport`.
+@_spi(Fuzzing) public func fuzzAuthResponse(_ bytes: [UInt8]) {
     let peer = CastRootCertificates.castRootCA
     for policy in [CastDeviceAuthPolicy.report, CastDeviceAuthPolicy(mode: .require, enforceNonce: true, requireCRL: true)] {
         let authenticator = CastDeviceAuthenticator(trustStore: .cast, policy: policy)
