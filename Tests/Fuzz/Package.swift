@@ -12,5 +12,8 @@ let package = Package(
         .executableTarget(
             name: "FuzzCastFrame",
             dependencies: [.product(name: "CastTransport", package: "Castor")]),
+        .executableTarget(
+            name: "FuzzAuthResponse",
+            dependencies: [.product(name: "CastTransport", package: "Castor")]),
     ]
 )
