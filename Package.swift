@@ -76,7 +76,8 @@ let package = Package(
             path: "Modules/CastDiscovery", swiftSettings: strictSettings),
         .target(
             name: "CastReceiver",
-            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastDiscovery",
+            dependencies: ["CastTransport", "CastChannels", "CastJSON",
+                           .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "Logging", package: "swift-log")] + nio,
             path: "Modules/CastReceiver", swiftSettings: strictSettings),
         .target(
