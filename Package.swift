@@ -101,7 +101,11 @@ let package = Package(
         .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels"], path: "Tests/CastMediaTests"),
         .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastChannels"], path: "Tests/CastQueueTests"),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryTests"),
-        .testTarget(name: "CastReceiverTests", dependencies: ["CastReceiver", "CastChannels"], path: "Tests/CastReceiverTests"),
+        .testTarget(
+            name: "CastReceiverTests",
+            dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON",
+                           .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            path: "Tests/CastReceiverTests"),
         .testTarget(name: "CastIntentsTests", dependencies: ["CastIntents"], path: "Tests/CastIntentsTests"),
         .testTarget(
             name: "CastMediaServerTests", dependencies: ["CastMediaServer"] + nio,

@@ -101,11 +101,11 @@ extension MediaPlayerModel {
         // Survivors that preceded the current item: the first survivor after it lands at that index.
         let survivorsBefore = session.items[..<session.currentIndex].count { !removing.contains($0.itemId) }
         session.rebase(at: now)
+        let ended = session
         session.items.removeAll { removing.contains($0.itemId) }
         session.preloadedItemId = nil
         if session.items.isEmpty {
             // "If the remaining queue is empty, the media session will be terminated."
-            let ended = session
             self.session = nil
             return [.broadcast(mediaStatus(requestId: requestId, entries: [idleEntry(ended, reason: "INTERRUPTED", at: now)])), change]
         }

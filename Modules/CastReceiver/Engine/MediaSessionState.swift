@@ -122,7 +122,7 @@ struct MediaSessionState: Sendable, Hashable {
     func currentTime(at now: Duration) -> Double {
         guard playerState == "PLAYING" else { return position }
         let time = position + (now - anchor).seconds * playbackRate
-        if let duration = currentItem.duration { return min(time, duration) }
+        if !items.isEmpty, let duration = currentItem.duration { return min(time, duration) }
         return time
     }
 
