@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "CastIntents", targets: ["CastIntents"]),
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
+        .library(name: "CastTestSupport", targets: ["CastTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -52,7 +53,7 @@ let package = Package(
         .target(name: "CastJSON", path: "Modules/CastJSON", swiftSettings: strictSettings),
         .target(
             name: "CastTransport",
-            dependencies: ["CGnuTLS", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            dependencies: ["CGnuTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "Logging", package: "swift-log")] + nio,
             path: "Modules/CastTransport", exclude: ["Proto"], swiftSettings: strictSettings),
         .target(
@@ -89,13 +90,15 @@ let package = Package(
                                  .product(name: "Logging", package: "swift-log")],
             path: "Modules/CastMediaServer", swiftSettings: strictSettings),
 
+        .target(name: "CastTestSupport", path: "Modules/CastTestSupport", swiftSettings: strictSettings),
+
         // MARK: Tests (one target per module)
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
-            name: "CastTransportTests", dependencies: ["CastTransport"] + nio,
+            name: "CastTransportTests", dependencies: ["CastTransport", "CastJSON"] + nio,
             path: "Tests/CastTransportTests"),
         .testTarget(
-            name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON"] + nio,
+            name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON", "CastTestSupport"] + nio,
             path: "Tests/CastChannelsTests"),
         .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata"], path: "Tests/CastMetadataTests"),
         .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels"], path: "Tests/CastMediaTests"),
