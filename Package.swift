@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryTests"),
         .testTarget(
             name: "CastReceiverTests",
-            dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON",
+            dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             path: "Tests/CastReceiverTests"),
         .testTarget(name: "CastIntentsTests", dependencies: ["CastIntents"], path: "Tests/CastIntentsTests"),

@@ -1,35 +1,9 @@
-import Foundation
 import CastJSON
+import CastTransport
+import Foundation
 
-/// One CastMessage as the receiver's state machines see it (ids, namespace, payload).
-struct Envelope: Sendable, Hashable {
-    enum Payload: Sendable, Hashable {
-        case string(String)
-        case binary(Data)
-    }
-    var sourceId: String
-    var destinationId: String
-    var namespace: String
-    var payload: Payload
-
-    init(sourceId: String, destinationId: String, namespace: String, payload: Payload) {
-        self.sourceId = sourceId
-        self.destinationId = destinationId
-        self.namespace = namespace
-        self.payload = payload
-    }
-
-    init(sourceId: String, destinationId: String, namespace: String, json: JSONValue) {
-        self.init(sourceId: sourceId, destinationId: destinationId, namespace: namespace,
-                  payload: .string(json.serialized()))
-    }
-
-    /// The payload parsed as JSON; `nil` for binary or unparsable payloads.
-    var json: JSONValue? {
-        guard case .string(let text) = payload else { return nil }
-        return try? JSONValue(parsing: text)
-    }
-}
+/// The state machines work on the transport's messages directly.
+typealias Envelope = CastMessage
 
 /// Well-known namespaces and endpoint ids.
 enum Wire {
