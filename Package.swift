@@ -92,6 +92,13 @@ let package = Package(
 
         .target(name: "CastTestSupport", path: "Modules/CastTestSupport", swiftSettings: strictSettings),
 
+        // MARK: Examples
+        .executableTarget(
+            name: "cast-receiver",
+            dependencies: ["CastReceiver", "CastJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Examples/cast-receiver", swiftSettings: strictSettings),
+
         // MARK: Tests (one target per module)
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
