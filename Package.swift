@@ -90,9 +90,18 @@ let package = Package(
                                  .product(name: "Logging", package: "swift-log")],
             path: "Modules/CastMediaServer", swiftSettings: strictSettings),
 
-        .target(name: "CastTestSupport", path: "Modules/CastTestSupport", swiftSettings: strictSettings),
+        .target(
+            name: "CastTestSupport", dependencies: ["CastTransport", "CastJSON"],
+            path: "Modules/CastTestSupport", swiftSettings: strictSettings),
 
         // MARK: Examples
+        .executableTarget(
+            name: "castctl",
+            dependencies: [
+                "CastTransport", "CastChannels", "CastJSON",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/castctl", swiftSettings: strictSettings),
         .executableTarget(
             name: "cast-receiver",
             dependencies: ["CastReceiver", "CastJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -102,21 +111,30 @@ let package = Package(
         // MARK: Tests (one target per module)
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
-            name: "CastTransportTests", dependencies: ["CastTransport", "CastJSON"] + nio,
+            name: "CastTransportTests",
+            dependencies: ["CastTransport", "CastJSON", .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
             path: "Tests/CastTransportTests"),
         .testTarget(
             name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON", "CastTestSupport"] + nio,
             path: "Tests/CastChannelsTests"),
-        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata"], path: "Tests/CastMetadataTests"),
-        .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels"], path: "Tests/CastMediaTests"),
-        .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastChannels"], path: "Tests/CastQueueTests"),
+        .testTarget(name: "CastXMLTests", dependencies: ["CastXML"], path: "Tests/CastXMLTests"),
+        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastJSON", "CastXML"], path: "Tests/CastMetadataTests"),
+        .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport"], path: "Tests/CastMediaTests"),
+        .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport"], path: "Tests/CastQueueTests"),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryTests"),
         .testTarget(
             name: "CastReceiverTests",
             dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             path: "Tests/CastReceiverTests"),
-        .testTarget(name: "CastIntentsTests", dependencies: ["CastIntents"], path: "Tests/CastIntentsTests"),
+        .testTarget(
+            name: "CastIntentsTests",
+            dependencies: ["CastIntents", "castintents-durability-child", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/CastIntentsTests"),
+        // Test helper: donates interactions until killed, for CastIntentsTests' durability test.
+        .executableTarget(
+            name: "castintents-durability-child", dependencies: ["CastIntents"],
+            path: "Tests/CastIntentsDurabilityChild", swiftSettings: strictSettings),
         .testTarget(
             name: "CastMediaServerTests", dependencies: ["CastMediaServer"] + nio,
             path: "Tests/CastMediaServerTests"),

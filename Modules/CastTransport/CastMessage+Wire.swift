@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 internal import SwiftProtobuf
 
 extension CastMessage {
@@ -40,7 +40,7 @@ extension CastMessage {
     /// Rejects bodies that are not a `CastMessage`, that lack a required field, that have an empty
     /// source, destination or namespace, or whose payload field does not match its payload type
     /// (the checks Chrome's `IsCastMessageValid` makes).
-    package init(body: some ContiguousBytes) throws(CastTransportError) {
+    package init(body: [UInt8]) throws(CastTransportError) {
         let proto: Cast_Channel_CastMessage
         do {
             proto = try Cast_Channel_CastMessage(serializedBytes: body)

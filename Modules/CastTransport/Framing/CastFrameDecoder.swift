@@ -35,11 +35,8 @@ public struct CastFrameDecoder: ByteToMessageDecoder, Sendable {
             }
             guard buffer.readableBytes >= CastFrame.headerSize + Int(length) else { return nil }
             buffer.moveReaderIndex(forwardBy: CastFrame.headerSize)
-            let body = buffer.readSlice(length: Int(length))!
-            let parsed = body.withUnsafeReadableBytes { bytes in
-                Result { () throws(CastTransportError) in try CastMessage(body: bytes) }
-            }
-            return try parsed.get()
+            let body = buffer.readBytes(length: Int(length))!
+            return try CastMessage(body: body)
         } catch {
             failed = error
             throw error
