@@ -95,10 +95,14 @@ let package = Package(
             path: "Modules/CastTestSupport", swiftSettings: strictSettings),
 
         // MARK: Examples
+        .target(
+            name: "ChatChannel", dependencies: ["CastChannels", "CastJSON", "CastReceiver"],
+            path: "Examples/ChatChannel", swiftSettings: strictSettings),
         .executableTarget(
             name: "castctl",
             dependencies: [
                 "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
+                "CastReceiver", "ChatChannel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/castctl", swiftSettings: strictSettings),
@@ -109,6 +113,9 @@ let package = Package(
             path: "Examples/cast-receiver", swiftSettings: strictSettings),
 
         // MARK: Tests (one target per module)
+        .testTarget(
+            name: "InteropTests", dependencies: ["CastJSON", "castctl", "cast-receiver"],
+            path: "Tests/InteropTests", exclude: ["pychromecast_driver.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
             name: "CastTransportTests",
