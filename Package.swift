@@ -100,6 +100,10 @@ let package = Package(
         .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels"], path: "Tests/CastMediaTests"),
         .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastChannels"], path: "Tests/CastQueueTests"),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryTests"),
+        // Runs CastDiscovery inside lab network namespaces for CastDiscoveryTests' lab tests.
+        .executableTarget(
+            name: "CastDiscoveryLabTool", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryLabTool",
+            swiftSettings: strictSettings),
         .testTarget(name: "CastReceiverTests", dependencies: ["CastReceiver", "CastChannels"], path: "Tests/CastReceiverTests"),
         .testTarget(name: "CastIntentsTests", dependencies: ["CastIntents"], path: "Tests/CastIntentsTests"),
         .testTarget(
