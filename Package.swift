@@ -96,6 +96,7 @@ let package = Package(
         .testTarget(
             name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON"] + nio,
             path: "Tests/CastChannelsTests"),
+        .testTarget(name: "CastXMLTests", dependencies: ["CastXML"], path: "Tests/CastXMLTests"),
         .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata"], path: "Tests/CastMetadataTests"),
         .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels"], path: "Tests/CastMediaTests"),
         .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastChannels"], path: "Tests/CastQueueTests"),
