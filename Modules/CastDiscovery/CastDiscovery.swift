@@ -24,7 +24,9 @@ public enum CastDiscovery {
         let current = browser.diagnostics
         await browser.stop()
         let seen = await collector.value
-        return DiscoveryReport(devices: devices, diagnostics: current, seenDiagnostics: seen, timeout: timeout)
+        let source = (browser as? SSDPDeviceBrowser).map { _ in DiscoverySource.dial }
+            ?? (browser as? KnownHostsBrowser).map { _ in DiscoverySource.knownHost } ?? .mdns
+        return DiscoveryReport(devices: devices, diagnostics: current, seenDiagnostics: seen, timeout: timeout, source: source)
     }
 }
 
@@ -44,8 +46,9 @@ public struct DiscoveryReport: Sendable, Hashable, CustomStringConvertible {
     ///   - seenDiagnostics: every diagnostic reported during the run (transient ones such as a
     ///     refused known host are kept when nothing was found).
     ///   - timeout: how long the run lasted, for the no-answer message.
+    ///   - source: the source named in the no-answer diagnostic.
     public init(devices: [CastDevice], diagnostics: [DiscoveryDiagnostic], seenDiagnostics: [DiscoveryDiagnostic] = [],
-                timeout: Duration) {
+                timeout: Duration, source: DiscoverySource = .mdns) {
         self.devices = devices
         var all = diagnostics
         if devices.isEmpty {
@@ -54,12 +57,17 @@ public struct DiscoveryReport: Sendable, Hashable, CustomStringConvertible {
                                                            .interfaceUnavailable]
             if !all.contains(where: { blocking.contains($0.code) }) {
                 let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+                let (what, port) = source == .dial ? ("SSDP (UDP 1900)", 1900) : ("mDNS (UDP 5353)", 5353)
                 all.append(DiscoveryDiagnostic(
                     code: .noAnswer,
-                    message: "No Cast device answered within \(seconds.formatted2) s. Devices on another subnet or VLAN, "
-                        + "behind Wi-Fi client isolation, or a firewall dropping mDNS (UDP 5353) are invisible to multicast discovery.",
-                    fix: "sudo iptables -I INPUT -p udp --dport 5353 -j ACCEPT; or name the device directly: --host <ip>[:port]",
-                    source: .mdns))
+                    message: source == .knownHost
+                        ? "No known host answered within \(seconds.formatted2) s."
+                        : "No Cast device answered within \(seconds.formatted2) s. Devices on another subnet or VLAN, behind "
+                            + "Wi-Fi client isolation, or a firewall dropping \(what) are invisible to multicast discovery.",
+                    fix: source == .knownHost
+                        ? "check each host's address and that port 8009 is reachable (nc -vz <ip> 8009)"
+                        : "sudo iptables -I INPUT -p udp --sport \(port) -j ACCEPT; or name the device directly: --host <ip>[:port]",
+                    source: source))
             }
         }
         self.diagnostics = all

@@ -21,5 +21,7 @@ package enum CastDiscoveryFuzzing {
     package static func fuzzDeviceDescription(_ data: UnsafeRawBufferPointer) {
         let bytes = Array(data.bindMemory(to: UInt8.self))
         _ = try? SSDPResponse(parsing: bytes)
+        _ = try? DIALDeviceDescription(parsing: bytes)
+        _ = try? POSIXHTTPFetcher.parse(bytes, limit: DIALDeviceDescription.maxSize)
     }
 }

@@ -24,6 +24,15 @@ public struct DiscoverySource: Sendable, Hashable, Codable, Comparable, CustomSt
 
     /// The name.
     public var description: String { rawValue }
+    /// Encodes the name as a string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+    /// Decodes a name.
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
     /// Orders by trust, then name.
     public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.rank, lhs.rawValue) < (rhs.rank, rhs.rawValue) }
 }

@@ -26,8 +26,9 @@ package struct SSDPResponse: Sendable, Hashable {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw CastDiscoveryError(code: .malformedResponse, message: "SSDP response is not UTF-8")
         }
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" })
-            .map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // "\r\n" is one Character in Swift: split on scalars, not Characters.
+        let lines = text.unicodeScalars.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" })
+            .map { line in String(String.UnicodeScalarView(line.last == "\r" ? line.dropLast() : line[...])) }
         guard let status = lines.first, status.hasPrefix("HTTP/1."), status.split(separator: " ").dropFirst().first == "200"
         else {
             throw CastDiscoveryError(code: .malformedResponse, message: "SSDP response does not start with HTTP/1.x 200")
