@@ -12,12 +12,14 @@ let homeMiniTXT: [(key: String, value: String)] = [
 
 func raw(_ entries: [String]) -> [[UInt8]] { entries.map { Array($0.utf8) } }
 
-func expectCode(_ code: CastDiscoveryError.Code, _ body: () throws(CastDiscoveryError) -> Void) {
+func expectCode(_ code: CastDiscoveryError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
     do {
         try body()
-        Issue.record("expected \(code), got success")
+        Issue.record("expected \(code), got success", sourceLocation: sourceLocation)
+    } catch let error as CastDiscoveryError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
     } catch {
-        #expect(error.code == code, "\(error)")
+        Issue.record("expected CastDiscoveryError \(code), got \(error)", sourceLocation: sourceLocation)
     }
 }
 
@@ -104,7 +106,7 @@ func expectCode(_ code: CastDiscoveryError.Code, _ body: () throws(CastDiscovery
     }
 
     @Test func badIDsAndNumbersAreRejected() {
-        func device(_ pairs: [(key: String, value: String)]) throws(CastDiscoveryError) {
+        func device(_ pairs: [(key: String, value: String)]) throws {
             _ = try CastDevice(txt: try CastTXTRecord(pairs))
         }
         expectCode(.invalidDeviceID) { try device([("id", "zz"), ("fn", "TV")]) }

@@ -15,6 +15,11 @@
 # RUN is a short unique tag (letters/digits, at most 8 chars); interface names are RUN plus a
 # suffix so they fit IFNAMSIZ. Nothing is sent anywhere but between the two namespaces.
 set -euo pipefail
+# Close every inherited descriptor above stderr, so the daemons started below do not keep a
+# caller's pipe open (a caller reading our output to EOF would otherwise wait for them).
+for fd in $(ls /proc/$$/fd); do
+  [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null || true
+done
 
 cmd="${1:?usage: castlab.sh up|down|exec|stop-avahi|start-avahi RUN ...}"
 run="${2:?run tag missing}"
