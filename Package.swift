@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "CastIntents", targets: ["CastIntents"]),
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
+        .library(name: "CastTestSupport", targets: ["CastTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -52,7 +53,7 @@ let package = Package(
         .target(name: "CastJSON", path: "Modules/CastJSON", swiftSettings: strictSettings),
         .target(
             name: "CastTransport",
-            dependencies: ["CGnuTLS", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            dependencies: ["CGnuTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "Logging", package: "swift-log")] + nio,
             path: "Modules/CastTransport", exclude: ["Proto"], swiftSettings: strictSettings),
         .target(
@@ -88,25 +89,46 @@ let package = Package(
                                  .product(name: "Logging", package: "swift-log")],
             path: "Modules/CastMediaServer", swiftSettings: strictSettings),
 
+        .target(
+            name: "CastTestSupport", dependencies: ["CastTransport", "CastJSON"],
+            path: "Modules/CastTestSupport", swiftSettings: strictSettings),
+
+        // MARK: Examples
+        .executableTarget(
+            name: "castctl",
+            dependencies: [
+                "CastTransport", "CastChannels", "CastJSON",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/castctl", swiftSettings: strictSettings),
+
         // MARK: Tests (one target per module)
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
-            name: "CastTransportTests", dependencies: ["CastTransport"] + nio,
+            name: "CastTransportTests",
+            dependencies: ["CastTransport", "CastJSON", .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
             path: "Tests/CastTransportTests"),
         .testTarget(
-            name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON"] + nio,
+            name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON", "CastTestSupport"] + nio,
             path: "Tests/CastChannelsTests"),
         .testTarget(name: "CastXMLTests", dependencies: ["CastXML"], path: "Tests/CastXMLTests"),
-        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata"], path: "Tests/CastMetadataTests"),
-        .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels"], path: "Tests/CastMediaTests"),
-        .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastChannels"], path: "Tests/CastQueueTests"),
+        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastJSON", "CastXML"], path: "Tests/CastMetadataTests"),
+        .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport"], path: "Tests/CastMediaTests"),
+        .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport"], path: "Tests/CastQueueTests"),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryTests"),
         // Runs CastDiscovery inside lab network namespaces for CastDiscoveryTests' lab tests.
         .executableTarget(
             name: "CastDiscoveryLabTool", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryLabTool",
             swiftSettings: strictSettings),
         .testTarget(name: "CastReceiverTests", dependencies: ["CastReceiver", "CastChannels"], path: "Tests/CastReceiverTests"),
-        .testTarget(name: "CastIntentsTests", dependencies: ["CastIntents"], path: "Tests/CastIntentsTests"),
+        .testTarget(
+            name: "CastIntentsTests",
+            dependencies: ["CastIntents", "castintents-durability-child", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/CastIntentsTests"),
+        // Test helper: donates interactions until killed, for CastIntentsTests' durability test.
+        .executableTarget(
+            name: "castintents-durability-child", dependencies: ["CastIntents"],
+            path: "Tests/CastIntentsDurabilityChild", swiftSettings: strictSettings),
         .testTarget(
             name: "CastMediaServerTests", dependencies: ["CastMediaServer"] + nio,
             path: "Tests/CastMediaServerTests"),

@@ -9,7 +9,7 @@ plugin="${PROTOC_GEN_SWIFT:-$(command -v protoc-gen-swift)}"
 out=Modules/CastTransport/Generated
 mkdir -p "$out"
 protoc --plugin=protoc-gen-swift="$plugin" \
-  --swift_opt=Visibility=Package --swift_opt=FileNaming=DropPath \
+  --swift_opt=Visibility=Package --swift_opt=UseAccessLevelOnImports=true --swift_opt=FileNaming=DropPath \
   --swift_out="$out" -I Modules/CastTransport/Proto \
   Modules/CastTransport/Proto/cast_channel.proto Modules/CastTransport/Proto/revocation.proto
 echo "generated: $(ls "$out")"

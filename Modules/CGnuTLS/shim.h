@@ -38,4 +38,26 @@ static inline unsigned int castor_gnutls_ku_key_encipherment(void) { return GNUT
 static inline unsigned int castor_gnutls_ku_key_cert_sign(void) { return GNUTLS_KEY_KEY_CERT_SIGN; }
 static inline unsigned int castor_gnutls_ku_crl_sign(void) { return GNUTLS_KEY_CRL_SIGN; }
 
+/// More error-code macros the TLS handler compares against.
+static inline int castor_gnutls_e_fatal_alert_received(void) { return GNUTLS_E_FATAL_ALERT_RECEIVED; }
+static inline int castor_gnutls_e_warning_alert_received(void) { return GNUTLS_E_WARNING_ALERT_RECEIVED; }
+static inline int castor_gnutls_e_rehandshake(void) { return GNUTLS_E_REHANDSHAKE; }
+static inline int castor_gnutls_e_success(void) { return GNUTLS_E_SUCCESS; }
+
+/// `GNUTLS_OID_X520_COMMON_NAME` is a string macro.
+static inline const char *castor_gnutls_oid_common_name(void) { return GNUTLS_OID_X520_COMMON_NAME; }
+
+/// `GNUTLS_INDEFINITE_TIMEOUT` / `GNUTLS_DEFAULT_HANDSHAKE_TIMEOUT` are macros; 0 disables the handshake timeout.
+static inline void castor_gnutls_disable_handshake_timeout(gnutls_session_t session) {
+    gnutls_handshake_set_timeout(session, 0);
+}
+
+/// The transport pointer set with `castor_gnutls_set_transport_user_data`.
+static inline void *castor_gnutls_transport_user_data(gnutls_session_t session) {
+    return (void *)gnutls_transport_get_ptr(session);
+}
+
+/// `EAGAIN` as a function (errno macros may expand to non-constant expressions).
+static inline int castor_gnutls_errno_again(void) { return EAGAIN; }
+
 #endif

@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// `castctl`: control a Cast device from the command line, or run the demo.
+@main
+struct CastCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "castctl",
+        abstract: "Control Google Cast devices from Linux.",
+        discussion: """
+            Every device command takes --host H [--port P] and --json. Exit status is 0 on success; \
+            on failure one line goes to standard error and the status is non-zero.
+            """,
+        subcommands: [
+            Demo.self, Status.self, Launch.self, Stop.self, Volume.self, AppCommand.self,
+        ])
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import CastChannels
+import CastJSON
+import CastTransport
+import Foundation
+
+/// Where the device is and how to talk to it.
+struct DeviceOptions: ParsableArguments {
+    @Option(name: .long, help: "The device's address (IPv4, IPv6 or host name).")
+    var host: String
+
+    @Option(name: .long, help: "The device's Cast port.")
+    var port: Int = 8009
+
+    @Option(name: .long, help: "Seconds to wait for the device to answer.")
+    var timeout: Double = 10
+
+    @Flag(name: .long, help: "Print the result as JSON.")
+    var json = false
+
+    var requestTimeout: Duration { .milliseconds(Int64(timeout * 1000)) }
+
+    /// Connects, starts a channel connection and runs `body`, closing the connection afterwards.
+    func withConnection<T>(_ body: (CastConnection, ReceiverStatus) async throws -> T) async throws -> T {
+        let transport = try await TLSCastTransport.connect(
+            host: host, port: port, configuration: .init(connectTimeout: requestTimeout))
+        let connection = CastConnection(
+            transport: transport,
+            configuration: .init(userAgent: "castctl", requestTimeout: requestTimeout, launchTimeout: requestTimeout * 3))
+        do {
+            let status = try await connection.start()
+            let result = try await body(connection, status)
+            await connection.close()
+            return result
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+}
+
+/// Prints results as text or JSON and turns errors into one line on standard error.
+enum Output {
+    static func print(_ value: JSONValue, text: String, json: Bool) {
+        if json {
+            Swift.print(value.serialized())
+        } else {
+            Swift.print(text)
+        }
+    }
+
+    /// Runs a command body; on failure prints one line and exits non-zero.
+    static func run(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            FileHandle.standardError.write(Data("castctl: \(describe(error))\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as CastChannelError: return error.description
+        case let error as CastTransportError: return error.description
+        default: return "\(error)"
+        }
+    }
+}
+
+extension ReceiverStatus {
+    /// The status as the JSON castctl prints.
+    var summaryJSON: JSONValue {
+        var apps: [JSONValue] = []
+        for app in applications {
+            apps.append([
+                "appId": .string(app.appId), "displayName": .string(app.displayName), "sessionId": .string(app.sessionId),
+                "transportId": .string(app.transportId), "isIdleScreen": .bool(app.isIdleScreen),
+                "statusText": app.statusText.map(JSONValue.string) ?? .null,
+                "namespaces": .array(app.namespaces.map(JSONValue.string)),
+            ])
+        }
+        return [
+            "applications": .array(apps),
+            "volume": [
+                "level": volume.level.map(JSONValue.number) ?? .null, "muted": volume.muted.map(JSONValue.bool) ?? .null,
+                "controlType": volume.controlType.map { .string($0.rawValue) } ?? .null,
+            ],
+            "isActiveInput": isActiveInput.map(JSONValue.bool) ?? .null,
+            "isStandBy": isStandBy.map(JSONValue.bool) ?? .null,
+        ]
+    }
+
+    /// The status as lines of text.
+    var summaryText: String {
+        var lines: [String] = []
+        if applications.isEmpty { lines.append("app: none (idle)") }
+        for app in applications {
+            lines.append("app: \(app.displayName) (\(app.appId))\(app.isIdleScreen ? " [idle screen]" : "") session \(app.sessionId)")
+        }
+        let level = volume.level.map { String(format: "%.2f", $0) } ?? "?"
+        lines.append("volume: \(level)\(volume.muted == true ? " (muted)" : "")\(volume.controlType == .fixed ? " [fixed]" : "")")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,49 @@
+/// How a ``CastConnection`` behaves.
+public struct CastConnectionConfiguration: Sendable {
+    /// This sender's endpoint id (`sender-0`, as pychromecast uses).
+    public var senderId: String
+    /// The `userAgent` sent in CONNECT.
+    public var userAgent: String
+    /// The sender version reported in CONNECT's `senderInfo`.
+    public var senderVersion: String
+    /// How often to PING the receiver (Chrome: 5 s).
+    public var heartbeatInterval: Duration
+    /// How long the receiver may stay silent before it is declared dead (Chrome: 10 s).
+    public var livenessTimeout: Duration
+    /// The default deadline for an awaited request.
+    public var requestTimeout: Duration
+    /// The deadline for LAUNCH, which may take longer on real devices.
+    public var launchTimeout: Duration
+
+    /// Creates a configuration; every parameter has the recommended default.
+    public init(
+        senderId: String = "sender-0",
+        userAgent: String = "Castor for Linux",
+        senderVersion: String = "1.0",
+        heartbeatInterval: Duration = .seconds(5),
+        livenessTimeout: Duration = .seconds(10),
+        requestTimeout: Duration = .seconds(10),
+        launchTimeout: Duration = .seconds(30)
+    ) {
+        self.senderId = senderId
+        self.userAgent = userAgent
+        self.senderVersion = senderVersion
+        self.heartbeatInterval = heartbeatInterval
+        self.livenessTimeout = livenessTimeout
+        self.requestTimeout = requestTimeout
+        self.launchTimeout = launchTimeout
+    }
+
+    /// The defaults.
+    public static let `default` = CastConnectionConfiguration()
+}
+
+/// Something that happened on a ``CastConnection``.
+public enum CastConnectionEvent: Sendable {
+    /// A RECEIVER_STATUS arrived (a reply or a broadcast).
+    case receiverStatus(ReceiverStatus)
+    /// An app's virtual connection closed (CLOSE from its transport, or it left the status).
+    case appClosed(transportId: String)
+    /// The connection ended; `nil` when this side closed it.
+    case closed(CastChannelError?)
+}

@@ -1,0 +1,75 @@
+/// A custom `urn:x-cast:` channel: the one protocol a channel plugin conforms to.
+///
+/// Add a plugin to a ``CastConnection`` at any time with ``CastConnection/add(_:)``. An
+/// application-channel plugin connects when an app whose status lists its ``namespace`` is
+/// running (Castor opens the virtual connection to the app's transport for it) and disconnects
+/// when that app stops or closes the connection. A platform-channel plugin (``endpoint`` is
+/// ``CastChannelEndpoint/platform``) talks to `receiver-0` and connects as soon as it is added.
+///
+/// Implementation requirements:
+/// - Calls for one plugin are delivered one at a time, in the order the messages arrived:
+///   ``channelDidConnect(_:)``, then any number of ``channel(_:didReceive:)``, then
+///   ``channelDidDisconnect(_:reason:)``; the cycle can repeat when the app runs again.
+/// - Messages are delivered even when they also answered a ``CastChannelContext/request(_:timeout:)``,
+///   so a plugin that mirrors state sees every status.
+/// - Don't block: a plugin that awaits a long operation in a callback delays its own later
+///   messages (but no other channel's).
+///
+/// ```swift
+/// final class ChatChannel: CastChannelPlugin {
+///     let namespace = try! CastNamespace("urn:x-cast:com.example.chat")
+///     func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async {
+///         print("receiver says", message.json?["text"]?.stringValue ?? "")
+///     }
+/// }
+/// ```
+public protocol CastChannelPlugin: AnyObject, Sendable {
+    /// The namespace this channel speaks.
+    var namespace: CastNamespace { get }
+    /// Whom the channel talks to; defaults to ``CastChannelEndpoint/application``.
+    var endpoint: CastChannelEndpoint { get }
+    /// The channel's virtual connection is open; `context` sends on it. Defaults to nothing.
+    func channelDidConnect(_ context: CastChannelContext) async
+    /// The channel's virtual connection is gone; `context` can no longer send. Defaults to nothing.
+    func channelDidDisconnect(_ context: CastChannelContext, reason: CastChannelDisconnectReason) async
+    /// A message arrived on the channel from its peer (unicast to this sender or broadcast).
+    func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async
+}
+
+extension CastChannelPlugin {
+    /// Application channels by default.
+    public var endpoint: CastChannelEndpoint { .application }
+    /// Does nothing.
+    public func channelDidConnect(_ context: CastChannelContext) async {}
+    /// Does nothing.
+    public func channelDidDisconnect(_ context: CastChannelContext, reason: CastChannelDisconnectReason) async {}
+}
+
+/// Whom a channel talks to.
+public enum CastChannelEndpoint: Sendable, Hashable {
+    /// A running receiver application that lists the namespace (addressed by its transport id).
+    case application
+    /// The device platform, `receiver-0` (for example the multizone namespace).
+    case platform
+}
+
+/// Why a channel disconnected.
+public struct CastChannelDisconnectReason: Sendable, Hashable, CustomStringConvertible {
+    private enum Base: String, Sendable, Hashable { case appStopped, closedByReceiver, removed, connectionClosed, connectionLost }
+    private let base: Base
+    private init(_ base: Base) { self.base = base }
+
+    /// The app no longer appears in the receiver status (stopped or replaced).
+    public static let appStopped = Self(.appStopped)
+    /// The receiver sent CLOSE from the app's transport.
+    public static let closedByReceiver = Self(.closedByReceiver)
+    /// The plugin was removed from the connection.
+    public static let removed = Self(.removed)
+    /// This side closed the connection.
+    public static let connectionClosed = Self(.connectionClosed)
+    /// The connection to the device was lost.
+    public static let connectionLost = Self(.connectionLost)
+
+    /// The reason's name.
+    public var description: String { base.rawValue }
+}

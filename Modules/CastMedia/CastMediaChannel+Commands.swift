@@ -1,0 +1,152 @@
+import CastJSON
+import CastMetadata
+
+extension CastMediaChannel {
+    /// Loads media (LOAD) and returns the first status of the new media session.
+    /// - Parameters:
+    ///   - media: what to play.
+    ///   - autoplay: start playing once loaded (default true).
+    ///   - startTime: where to start, in seconds (omit for a live stream's live edge).
+    ///   - activeTrackIds: the tracks to activate.
+    ///   - playbackRate: the initial rate.
+    ///   - credentials: user credentials for the receiver app, and their type.
+    ///   - queueData: a queue to load with the media.
+    ///   - customData: application data.
+    /// - Throws: ``CastMediaError``: `loadFailed` (with ``CastMediaError/detailedErrorCode``), `loadCancelled`,
+    ///   `invalidRequest`, `messageTooLarge` (nothing sent), `timeout`, `connectionLost`, `notConnected`.
+    @discardableResult
+    public func load(
+        _ media: MediaInformation, autoplay: Bool = true, startTime: Double? = nil, activeTrackIds: [Int]? = nil,
+        playbackRate: Double? = nil, credentials: String? = nil, credentialsType: String? = nil,
+        queueData: QueueData? = nil, customData: CastCustomData? = nil
+    ) async throws(CastMediaError) -> MediaStatus {
+        var payload: JSONValue = ["type": "LOAD", "media": try Self.json(media), "autoplay": .bool(autoplay)]
+        payload["currentTime"] = startTime.map(JSONValue.number)
+        payload["activeTrackIds"] = activeTrackIds.map { .array($0.map { .number(Double($0)) }) }
+        payload["playbackRate"] = playbackRate.map(JSONValue.number)
+        payload["credentials"] = credentials.map(JSONValue.string)
+        payload["credentialsType"] = credentialsType.map(JSONValue.string)
+        if let queueData { payload["queueData"] = try Self.json(queueData) }
+        payload["customData"] = customData?.json
+        return try await requiredStatusRequest(payload, needsSession: false)
+    }
+
+    /// Resumes playback (PLAY).
+    @discardableResult
+    public func play(customData: CastCustomData? = nil) async throws(CastMediaError) -> MediaStatus {
+        try await requiredStatusRequest(Self.command("PLAY", customData: customData))
+    }
+
+    /// Pauses playback (PAUSE).
+    @discardableResult
+    public func pause(customData: CastCustomData? = nil) async throws(CastMediaError) -> MediaStatus {
+        try await requiredStatusRequest(Self.command("PAUSE", customData: customData))
+    }
+
+    /// Stops playback and ends the media session (STOP). Returns the final status, or `nil` when the
+    /// receiver reports no session any more.
+    @discardableResult
+    public func stop(customData: CastCustomData? = nil) async throws(CastMediaError) -> MediaStatus? {
+        try await statusRequest(Self.command("STOP", customData: customData), needsSession: true)
+    }
+
+    /// Seeks to a position, in seconds (SEEK `currentTime`).
+    /// - Parameter resumeState: play or pause after seeking; `nil` keeps the current state.
+    @discardableResult
+    public func seek(to time: Double, resumeState: ResumeState? = nil, customData: CastCustomData? = nil)
+        async throws(CastMediaError) -> MediaStatus
+    {
+        var payload = Self.command("SEEK", customData: customData)
+        payload["currentTime"] = .number(time)
+        payload["resumeState"] = resumeState.map { .string($0.rawValue) }
+        return try await requiredStatusRequest(payload)
+    }
+
+    /// Seeks by an offset from the current position, in seconds (SEEK `relativeTime`).
+    @discardableResult
+    public func seek(by offset: Double, resumeState: ResumeState? = nil, customData: CastCustomData? = nil)
+        async throws(CastMediaError) -> MediaStatus
+    {
+        var payload = Self.command("SEEK", customData: customData)
+        payload["relativeTime"] = .number(offset)
+        payload["resumeState"] = resumeState.map { .string($0.rawValue) }
+        return try await requiredStatusRequest(payload)
+    }
+
+    /// Sets the playback rate (SET_PLAYBACK_RATE), such as 0.5 or 2.
+    /// - Throws: ``CastMediaError`` `invalidRequest` without sending when the rate is not positive.
+    @discardableResult
+    public func setPlaybackRate(_ rate: Double, customData: CastCustomData? = nil) async throws(CastMediaError) -> MediaStatus {
+        guard rate > 0, rate.isFinite else {
+            throw CastMediaError(code: .invalidRequest, message: "A playback rate must be positive, not \(rate)",
+                                 reason: .invalidParams)
+        }
+        var payload = Self.command("SET_PLAYBACK_RATE", customData: customData)
+        payload["playbackRate"] = .number(rate)
+        return try await requiredStatusRequest(payload)
+    }
+
+    /// Activates tracks (EDIT_TRACKS_INFO); an empty array turns every track off.
+    @discardableResult
+    public func setActiveTracks(_ trackIds: [Int], customData: CastCustomData? = nil) async throws(CastMediaError) -> MediaStatus {
+        var payload = Self.command("EDIT_TRACKS_INFO", customData: customData)
+        payload["activeTrackIds"] = .array(trackIds.map { .number(Double($0)) })
+        return try await requiredStatusRequest(payload)
+    }
+
+    /// Applies a text-track style (EDIT_TRACKS_INFO `textTrackStyle`); the active tracks are unchanged.
+    @discardableResult
+    public func setTextTrackStyle(_ style: TextTrackStyle, customData: CastCustomData? = nil) async throws(CastMediaError) -> MediaStatus {
+        var payload = Self.command("EDIT_TRACKS_INFO", customData: customData)
+        payload["textTrackStyle"] = try Self.json(style)
+        return try await requiredStatusRequest(payload)
+    }
+
+    /// Sets the stream volume, 0–1 (SET_VOLUME on the media namespace; not the device volume).
+    @discardableResult
+    public func setStreamVolume(_ level: Double, customData: CastCustomData? = nil) async throws(CastMediaError) -> MediaStatus {
+        guard (0...1).contains(level) else {
+            throw CastMediaError(code: .invalidRequest, message: "A volume level is between 0 and 1, not \(level)",
+                                 reason: .invalidParams)
+        }
+        var payload = Self.command("SET_VOLUME", customData: customData)
+        payload["volume"] = ["level": .number(level)]
+        return try await requiredStatusRequest(payload)
+    }
+
+    /// Mutes or unmutes the stream (SET_VOLUME `muted`).
+    @discardableResult
+    public func setStreamMuted(_ muted: Bool, customData: CastCustomData? = nil) async throws(CastMediaError) -> MediaStatus {
+        var payload = Self.command("SET_VOLUME", customData: customData)
+        payload["volume"] = ["muted": .bool(muted)]
+        return try await requiredStatusRequest(payload)
+    }
+
+    /// Asks for the status (GET_STATUS); `nil` when there is no media session.
+    /// - Parameter withoutMetadata: ask the receiver to leave metadata out (option NO_METADATA).
+    @discardableResult
+    public func getStatus(withoutMetadata: Bool = false) async throws(CastMediaError) -> MediaStatus? {
+        var payload: JSONValue = ["type": "GET_STATUS"]
+        if withoutMetadata { payload["options"] = 1 }
+        if let sessionId = mediaSessionId { payload["mediaSessionId"] = .number(Double(sessionId)) }
+        return try await statusRequest(payload, needsSession: false)
+    }
+
+    // MARK: - Helpers
+
+    static func command(_ type: String, customData: CastCustomData?) -> JSONValue {
+        var payload: JSONValue = ["type": .string(type)]
+        payload["customData"] = customData?.json
+        return payload
+    }
+
+    /// Encodes a model value as JSON.
+    public static func json(_ value: some Encodable) throws(CastMediaError) -> JSONValue {
+        do {
+            return try JSONValue(encoding: value)
+        } catch {
+            throw CastMediaError(code: .invalidRequest, message: "Cannot encode \(type(of: value)): \(error.message)",
+                                 reason: .invalidParams, cause: error)
+        }
+    }
+}

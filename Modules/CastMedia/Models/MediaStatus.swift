@@ -1,0 +1,217 @@
+import CastJSON
+import CastMetadata
+
+/// The state of a media session as the receiver reports it (one entry of MEDIA_STATUS `status`).
+///
+/// Receivers send a status after every command and on every change, to every connected sender.
+/// `currentTime` is not re-sent while playing: use ``MediaPosition`` to extrapolate.
+public struct MediaStatus: Sendable, Hashable, Codable {
+    /// The media session id; commands must name the latest one.
+    public var mediaSessionId: Int
+    /// Playing, paused, buffering or idle.
+    public var playerState: PlayerState
+    /// Why the player is idle, when it is for a known reason.
+    public var idleReason: IdleReason?
+    /// The position in seconds when the status was made.
+    public var currentTime: Double
+    /// The playback rate (1 is normal speed).
+    public var playbackRate: Double
+    /// The commands the session accepts.
+    public var supportedMediaCommands: SupportedMediaCommands
+    /// The stream volume.
+    public var volume: MediaVolume?
+    /// The active track ids.
+    public var activeTrackIds: [Int]?
+    /// The media; absent in some statuses (end of queue, GET_STATUS with NO_METADATA).
+    public var media: MediaInformation?
+    /// The current queue item id.
+    public var currentItemId: Int?
+    /// The id of the item being loaded, while one loads.
+    public var loadingItemId: Int?
+    /// The id of the preloaded next item, once preloaded.
+    public var preloadedItemId: Int?
+    /// A window of the queue: previous (if any), current and next (if any) items.
+    public var items: [QueueItem]?
+    /// The repeat mode.
+    public var repeatMode: RepeatMode?
+    /// The queue description.
+    public var queueData: QueueData?
+    /// Application data.
+    public var customData: CastCustomData?
+    /// Ad break state, as sent.
+    public var breakStatus: JSONValue?
+    /// The seekable range of a live stream.
+    public var liveSeekableRange: LiveSeekableRange?
+    /// The video size and dynamic range.
+    public var videoInfo: VideoInformation?
+    /// The state CAF reports beside IDLE while loading.
+    public var extendedStatus: ExtendedMediaStatus?
+
+    /// Creates a status.
+    public init(mediaSessionId: Int, playerState: PlayerState, idleReason: IdleReason? = nil, currentTime: Double = 0,
+                playbackRate: Double = 1, supportedMediaCommands: SupportedMediaCommands = [], volume: MediaVolume? = nil,
+                activeTrackIds: [Int]? = nil, media: MediaInformation? = nil, currentItemId: Int? = nil,
+                loadingItemId: Int? = nil, preloadedItemId: Int? = nil, items: [QueueItem]? = nil,
+                repeatMode: RepeatMode? = nil, queueData: QueueData? = nil, customData: CastCustomData? = nil,
+                breakStatus: JSONValue? = nil, liveSeekableRange: LiveSeekableRange? = nil,
+                videoInfo: VideoInformation? = nil, extendedStatus: ExtendedMediaStatus? = nil) {
+        self.mediaSessionId = mediaSessionId
+        self.playerState = playerState
+        self.idleReason = idleReason
+        self.currentTime = currentTime
+        self.playbackRate = playbackRate
+        self.supportedMediaCommands = supportedMediaCommands
+        self.volume = volume
+        self.activeTrackIds = activeTrackIds
+        self.media = media
+        self.currentItemId = currentItemId
+        self.loadingItemId = loadingItemId
+        self.preloadedItemId = preloadedItemId
+        self.items = items
+        self.repeatMode = repeatMode
+        self.queueData = queueData
+        self.customData = customData
+        self.breakStatus = breakStatus
+        self.liveSeekableRange = liveSeekableRange
+        self.videoInfo = videoInfo
+        self.extendedStatus = extendedStatus
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case mediaSessionId, playerState, idleReason, currentTime, playbackRate, supportedMediaCommands, volume,
+            activeTrackIds, media, currentItemId, loadingItemId, preloadedItemId, items, repeatMode, queueData,
+            customData, breakStatus, liveSeekableRange, videoInfo, extendedStatus
+    }
+
+    /// Decodes a status; `mediaSessionId` is required, everything else is read tolerantly.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        mediaSessionId = try container.decode(Int.self, forKey: .mediaSessionId)
+        playerState = container.lenient(PlayerState.self, .playerState) ?? .unknown
+        idleReason = container.lenient(IdleReason.self, .idleReason)
+        currentTime = container.lenient(Double.self, .currentTime) ?? 0
+        playbackRate = container.lenient(Double.self, .playbackRate) ?? 1
+        supportedMediaCommands = container.lenient(SupportedMediaCommands.self, .supportedMediaCommands) ?? []
+        volume = container.lenient(MediaVolume.self, .volume)
+        activeTrackIds = container.lenient([Int].self, .activeTrackIds)
+        media = container.lenient(MediaInformation.self, .media)
+        currentItemId = container.lenient(Int.self, .currentItemId)
+        loadingItemId = container.lenient(Int.self, .loadingItemId)
+        preloadedItemId = container.lenient(Int.self, .preloadedItemId)
+        items = container.lenient([QueueItem].self, .items)
+        repeatMode = container.lenient(RepeatMode.self, .repeatMode)
+        queueData = container.lenient(QueueData.self, .queueData)
+        customData = container.lenient(CastCustomData.self, .customData)
+        breakStatus = container.lenient(JSONValue.self, .breakStatus)
+        liveSeekableRange = container.lenient(LiveSeekableRange.self, .liveSeekableRange)
+        videoInfo = container.lenient(VideoInformation.self, .videoInfo)
+        extendedStatus = container.lenient(ExtendedMediaStatus.self, .extendedStatus)
+    }
+
+    /// Whether the player is loading: IDLE with an extended LOADING status, or a loading item.
+    public var isLoading: Bool {
+        extendedStatus?.playerState == .loading || playerState == .loading
+    }
+}
+
+/// The seekable window of a live stream (`liveSeekableRange`).
+public struct LiveSeekableRange: Sendable, Hashable, Codable {
+    /// The start, in seconds.
+    public var start: Double?
+    /// The end, in seconds.
+    public var end: Double?
+    /// Whether the window moves with time.
+    public var isMovingWindow: Bool?
+    /// Whether the live event is over.
+    public var isLiveDone: Bool?
+
+    /// Creates a range.
+    public init(start: Double? = nil, end: Double? = nil, isMovingWindow: Bool? = nil, isLiveDone: Bool? = nil) {
+        self.start = start
+        self.end = end
+        self.isMovingWindow = isMovingWindow
+        self.isLiveDone = isLiveDone
+    }
+}
+
+/// The size and dynamic range of the video (`videoInfo`).
+public struct VideoInformation: Sendable, Hashable, Codable {
+    /// The dynamic range (`hdrType`).
+    public struct HDRType: CastStringEnumeration {
+        /// The wire string.
+        public var rawValue: String
+        /// Creates a value from its wire string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// Standard dynamic range.
+        public static let sdr = HDRType(rawValue: "sdr")
+        /// HDR.
+        public static let hdr = HDRType(rawValue: "hdr")
+        /// Dolby Vision.
+        public static let dolbyVision = HDRType(rawValue: "dv")
+    }
+
+    /// The width in pixels.
+    public var width: Int?
+    /// The height in pixels.
+    public var height: Int?
+    /// The dynamic range.
+    public var hdrType: HDRType?
+
+    /// Creates video information.
+    public init(width: Int? = nil, height: Int? = nil, hdrType: HDRType? = nil) {
+        self.width = width
+        self.height = height
+        self.hdrType = hdrType
+    }
+}
+
+/// The extended state CAF reports while a LOAD is in progress (`extendedStatus`).
+public struct ExtendedMediaStatus: Sendable, Hashable, Codable {
+    /// The extended state, such as LOADING.
+    public var playerState: PlayerState
+    /// The media being loaded.
+    public var media: MediaInformation?
+    /// The media session id.
+    public var mediaSessionId: Int?
+
+    /// Creates an extended status.
+    public init(playerState: PlayerState, media: MediaInformation? = nil, mediaSessionId: Int? = nil) {
+        self.playerState = playerState
+        self.media = media
+        self.mediaSessionId = mediaSessionId
+    }
+}
+
+/// A MEDIA_STATUS message: `{"type":"MEDIA_STATUS","requestId":n,"status":[…]}`.
+public struct MediaStatusMessage: Sendable, Hashable, Codable {
+    /// The request this status answers; 0 or absent for a broadcast.
+    public var requestId: Int?
+    /// Zero or one statuses; empty means no media session.
+    public var status: [MediaStatus]
+
+    /// Creates a message.
+    public init(requestId: Int? = nil, status: [MediaStatus]) {
+        self.requestId = requestId
+        self.status = status
+    }
+
+    private enum CodingKeys: String, CodingKey { case type, requestId, status }
+
+    /// Decodes the message; a status entry that cannot be read (no `mediaSessionId`) is skipped.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        requestId = container.lenient(Int.self, .requestId)
+        status = (container.lenient([Lenient<MediaStatus>].self, .status) ?? []).compactMap(\.value)
+    }
+
+    /// Encodes the message with `type` MEDIA_STATUS.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode("MEDIA_STATUS", forKey: .type)
+        try container.encodeIfPresent(requestId, forKey: .requestId)
+        try container.encode(status, forKey: .status)
+    }
+
+    /// The first status, when there is a media session.
+    public var first: MediaStatus? { status.first }
+}

@@ -1,0 +1,217 @@
+import CastMetadata
+
+/// An sRGB colour with opacity, written `#RRGGBBAA` on the wire.
+public struct CastColor: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Red, 0–255.
+    public var red: UInt8
+    /// Green, 0–255.
+    public var green: UInt8
+    /// Blue, 0–255.
+    public var blue: UInt8
+    /// Opacity, 0 (transparent) – 255 (opaque).
+    public var alpha: UInt8
+
+    /// Creates a colour.
+    public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+        self.alpha = alpha
+    }
+
+    /// Parses `#RGB`, `#RGBA`, `#RRGGBB` or `#RRGGBBAA`; `nil` for anything else.
+    public init?(cssString: String) {
+        guard cssString.hasPrefix("#") else { return nil }
+        var digits = Array(cssString.dropFirst())
+        guard digits.allSatisfy(\.isHexDigit) else { return nil }
+        if digits.count == 3 || digits.count == 4 { digits = digits.flatMap { [$0, $0] } }
+        if digits.count == 6 { digits += ["F", "F"] }
+        guard digits.count == 8 else { return nil }
+        func byte(_ index: Int) -> UInt8 { UInt8(String(digits[index * 2...index * 2 + 1]), radix: 16)! }
+        self.init(red: byte(0), green: byte(1), blue: byte(2), alpha: byte(3))
+    }
+
+    /// `#RRGGBBAA`, upper-case.
+    public var cssString: String {
+        "#" + [red, green, blue, alpha].map { value in
+            let text = String(value, radix: 16, uppercase: true)
+            return value < 16 ? "0" + text : text
+        }.joined()
+    }
+
+    /// ``cssString``.
+    public var description: String { cssString }
+
+    /// Opaque black.
+    public static let black = CastColor(red: 0, green: 0, blue: 0)
+    /// Opaque white.
+    public static let white = CastColor(red: 255, green: 255, blue: 255)
+    /// Fully transparent.
+    public static let clear = CastColor(red: 0, green: 0, blue: 0, alpha: 0)
+
+    /// Decodes a CSS colour string.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let color = CastColor(cssString: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "Invalid colour '\(text)'")
+        }
+        self = color
+    }
+
+    /// Encodes `#RRGGBBAA`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(cssString)
+    }
+}
+
+/// How text tracks look (`GCKMediaTextTrackStyle`). Unset fields leave the receiver's choice.
+///
+/// ```swift
+/// var style = TextTrackStyle()
+/// style.foregroundColor = CastColor(cssString: "#FF000080")  // red at 50 %
+/// style.fontFamily = "serif"
+/// ```
+public struct TextTrackStyle: Sendable, Hashable, Codable {
+    /// The outline style of characters (`edgeType`).
+    public struct EdgeType: CastStringEnumeration {
+        /// The wire string.
+        public var rawValue: String
+        /// Creates a value from its wire string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// No edge.
+        public static let none = EdgeType(rawValue: "NONE")
+        /// An outline.
+        public static let outline = EdgeType(rawValue: "OUTLINE")
+        /// A drop shadow.
+        public static let dropShadow = EdgeType(rawValue: "DROP_SHADOW")
+        /// Raised.
+        public static let raised = EdgeType(rawValue: "RAISED")
+        /// Depressed.
+        public static let depressed = EdgeType(rawValue: "DEPRESSED")
+    }
+
+    /// A generic font family (`fontGenericFamily`).
+    public struct FontGenericFamily: CastStringEnumeration {
+        /// The wire string.
+        public var rawValue: String
+        /// Creates a value from its wire string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// Sans serif.
+        public static let sansSerif = FontGenericFamily(rawValue: "SANS_SERIF")
+        /// Monospaced sans serif.
+        public static let monospacedSansSerif = FontGenericFamily(rawValue: "MONOSPACED_SANS_SERIF")
+        /// Serif.
+        public static let serif = FontGenericFamily(rawValue: "SERIF")
+        /// Monospaced serif.
+        public static let monospacedSerif = FontGenericFamily(rawValue: "MONOSPACED_SERIF")
+        /// Casual.
+        public static let casual = FontGenericFamily(rawValue: "CASUAL")
+        /// Cursive.
+        public static let cursive = FontGenericFamily(rawValue: "CURSIVE")
+        /// Small capitals.
+        public static let smallCapitals = FontGenericFamily(rawValue: "SMALL_CAPITALS")
+    }
+
+    /// A font style (`fontStyle`).
+    public struct FontStyle: CastStringEnumeration {
+        /// The wire string.
+        public var rawValue: String
+        /// Creates a value from its wire string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// Normal.
+        public static let normal = FontStyle(rawValue: "NORMAL")
+        /// Bold.
+        public static let bold = FontStyle(rawValue: "BOLD")
+        /// Bold italic.
+        public static let boldItalic = FontStyle(rawValue: "BOLD_ITALIC")
+        /// Italic.
+        public static let italic = FontStyle(rawValue: "ITALIC")
+    }
+
+    /// The shape of the caption window (`windowType`).
+    public struct WindowType: CastStringEnumeration {
+        /// The wire string.
+        public var rawValue: String
+        /// Creates a value from its wire string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// No window.
+        public static let none = WindowType(rawValue: "NONE")
+        /// A rectangle.
+        public static let normal = WindowType(rawValue: "NORMAL")
+        /// A rectangle with rounded corners (see ``TextTrackStyle/windowRoundedCornerRadius``).
+        public static let roundedCorners = WindowType(rawValue: "ROUNDED_CORNERS")
+    }
+
+    /// The text colour and opacity.
+    public var foregroundColor: CastColor?
+    /// The background colour and opacity.
+    public var backgroundColor: CastColor?
+    /// The edge type.
+    public var edgeType: EdgeType?
+    /// The edge colour.
+    public var edgeColor: CastColor?
+    /// The font scale (1 is the default size).
+    public var fontScale: Double?
+    /// A font family name.
+    public var fontFamily: String?
+    /// A generic font family.
+    public var fontGenericFamily: FontGenericFamily?
+    /// The font style.
+    public var fontStyle: FontStyle?
+    /// The window colour.
+    public var windowColor: CastColor?
+    /// The corner radius of a rounded window, in pixels.
+    public var windowRoundedCornerRadius: Double?
+    /// The window shape.
+    public var windowType: WindowType?
+    /// Application data.
+    public var customData: CastCustomData?
+
+    /// Creates a style.
+    public init(foregroundColor: CastColor? = nil, backgroundColor: CastColor? = nil, edgeType: EdgeType? = nil,
+                edgeColor: CastColor? = nil, fontScale: Double? = nil, fontFamily: String? = nil,
+                fontGenericFamily: FontGenericFamily? = nil, fontStyle: FontStyle? = nil, windowColor: CastColor? = nil,
+                windowRoundedCornerRadius: Double? = nil, windowType: WindowType? = nil, customData: CastCustomData? = nil) {
+        self.foregroundColor = foregroundColor
+        self.backgroundColor = backgroundColor
+        self.edgeType = edgeType
+        self.edgeColor = edgeColor
+        self.fontScale = fontScale
+        self.fontFamily = fontFamily
+        self.fontGenericFamily = fontGenericFamily
+        self.fontStyle = fontStyle
+        self.windowColor = windowColor
+        self.windowRoundedCornerRadius = windowRoundedCornerRadius
+        self.windowType = windowType
+        self.customData = customData
+    }
+
+    /// The style receivers use by default: white sans-serif text at scale 1 on a transparent background.
+    public static let `default` = TextTrackStyle(
+        foregroundColor: .white, backgroundColor: .clear, edgeType: TextTrackStyle.EdgeType.none, fontScale: 1,
+        fontGenericFamily: .sansSerif, fontStyle: .normal, windowType: WindowType.none)
+
+    private enum CodingKeys: String, CodingKey {
+        case foregroundColor, backgroundColor, edgeType, edgeColor, fontScale, fontFamily, fontGenericFamily, fontStyle,
+            windowColor, windowRoundedCornerRadius, windowType, customData
+    }
+
+    /// Decodes a style; an invalid colour or value is ignored.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        foregroundColor = container.lenient(CastColor.self, .foregroundColor)
+        backgroundColor = container.lenient(CastColor.self, .backgroundColor)
+        edgeType = container.lenient(EdgeType.self, .edgeType)
+        edgeColor = container.lenient(CastColor.self, .edgeColor)
+        fontScale = container.lenient(Double.self, .fontScale)
+        fontFamily = container.lenient(String.self, .fontFamily)
+        fontGenericFamily = container.lenient(FontGenericFamily.self, .fontGenericFamily)
+        fontStyle = container.lenient(FontStyle.self, .fontStyle)
+        windowColor = container.lenient(CastColor.self, .windowColor)
+        windowRoundedCornerRadius = container.lenient(Double.self, .windowRoundedCornerRadius)
+        windowType = container.lenient(WindowType.self, .windowType)
+        customData = container.lenient(CastCustomData.self, .customData)
+    }
+}

@@ -1,0 +1,107 @@
+import Synchronization
+
+/// A `Clock` that moves only when told to, so tests of timers never wait.
+///
+/// Sleepers wake, in deadline order, when ``advance(by:)`` or ``advance(to:)`` moves the
+/// clock past their deadline. Cancellation wakes a sleeper at once with `CancellationError`.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// let connection = CastConnection(transport: transport, clock: clock)
+/// await clock.advance(by: .seconds(10))   // the heartbeat gives up without a real wait
+/// ```
+public final class ManualClock: Clock, Sendable {
+    /// A point in the clock's time: the duration since the clock was created.
+    public struct Instant: InstantProtocol, Sendable, Hashable, Comparable {
+        /// The time since the clock's start.
+        public var offset: Duration
+        /// Creates an instant at `offset` from the clock's start.
+        public init(offset: Duration) { self.offset = offset }
+        /// The instant `duration` later.
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        /// The duration from this instant to `other`.
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        /// Orders instants by offset.
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct Sleeper {
+        var id: UInt64
+        var deadline: Instant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var nextId: UInt64 = 0
+        var sleepers: [Sleeper] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates a clock at offset zero.
+    public init() {}
+
+    /// The current instant.
+    public var now: Instant { state.withLock { $0.now } }
+    /// The smallest step the clock measures.
+    public var minimumResolution: Duration { .zero }
+    /// How many tasks are sleeping on this clock: tests wait for this to know a timer is armed.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// Suspends until the clock reaches `deadline` (at once if it already has).
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let id = state.withLock { state -> UInt64 in
+            state.nextId += 1
+            return state.nextId
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow: Bool = state.withLock { state in
+                    if deadline <= state.now || Task.isCancelled { return true }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let sleeper: Sleeper? = state.withLock { state in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+        try Task.checkCancellation()
+    }
+
+    /// Moves the clock forward by `duration`, waking every sleeper whose deadline has come.
+    public func advance(by duration: Duration) async {
+        await advance(to: now.advanced(by: duration))
+    }
+
+    /// Moves the clock to `instant` (never backwards), waking sleepers in deadline order and
+    /// yielding after each so that the woken tasks can run and arm their next timers.
+    public func advance(to instant: Instant) async {
+        while true {
+            let due: Sleeper? = state.withLock { state in
+                guard let index = state.sleepers.indices.min(by: { state.sleepers[$0].deadline < state.sleepers[$1].deadline }),
+                    state.sleepers[index].deadline <= instant
+                else {
+                    if state.now < instant { state.now = instant }
+                    return nil
+                }
+                let sleeper = state.sleepers.remove(at: index)
+                if state.now < sleeper.deadline { state.now = sleeper.deadline }
+                return sleeper
+            }
+            guard let due else { return }
+            due.continuation.resume()
+            await Self.settle()
+        }
+    }
+
+    /// Yields a few times so that tasks woken by the clock get to run.
+    public static func settle() async {
+        for _ in 0..<20 { await Task.yield() }
+    }
+}

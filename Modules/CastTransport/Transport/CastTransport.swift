@@ -1,0 +1,24 @@
+/// A bidirectional stream of `CastMessage`s with one device (or, on a receiver, one sender).
+///
+/// Castor's channel layer sees only this protocol, so it runs the same over TLS sockets
+/// (``TLSCastTransport``, the server side of ``CastTransportServer``) and in memory
+/// (``InMemoryCastTransport``) for tests.
+///
+/// Implementation requirements:
+/// - ``inbound`` is consumed by one task; it finishes without error when the transport is closed
+///   by this side or cleanly by the peer, and throws a ``CastTransportError`` otherwise.
+/// - ``send(_:)`` may be called from any task; messages are written in call order, and it throws
+///   ``CastTransportError`` `.closed` or `.messageTooLarge` without writing anything.
+/// - ``close()`` is idempotent and finishes ``inbound``.
+public protocol CastTransport: AnyObject, Sendable {
+    /// Messages from the peer, in order.
+    var inbound: AsyncThrowingStream<CastMessage, any Error> { get }
+    /// Sends one message.
+    func send(_ message: CastMessage) async throws
+    /// Closes the transport. Pending sends fail; ``inbound`` finishes.
+    func close() async
+    /// Why the transport closed, once it has; `nil` while open or after a clean close by this side.
+    var closeReason: CastTransportError? { get }
+    /// A short description of the peer (`host:port`), for logs.
+    var peerDescription: String { get }
+}

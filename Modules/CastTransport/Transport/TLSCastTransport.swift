@@ -1,0 +1,144 @@
+public import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A Cast transport over TLS on a TCP socket: how a sender talks to a real device.
+///
+/// ```swift
+/// let transport = try await TLSCastTransport.connect(host: "192.168.1.20", port: 8009)
+/// ```
+///
+/// Every connection shares one SwiftNIO event loop group (by default NIO's singleton), so a
+/// program holding a thousand devices uses a handful of threads. TLS is GnuTLS; the device's
+/// self-signed certificate is not checked as a PKI certificate (no Cast device has one) — its
+/// DER is kept in ``peerCertificateDER`` for device authentication.
+public final class TLSCastTransport: CastTransport {
+    /// How to connect.
+    public struct Configuration: Sendable {
+        /// The deadline for TCP connect plus the TLS handshake.
+        public var connectTimeout: Duration
+        /// Creates a configuration.
+        public init(connectTimeout: Duration = .seconds(10)) {
+            self.connectTimeout = connectTimeout
+        }
+    }
+
+    private let channel: any Channel
+    private let core: ChannelTransportCore
+    /// The device's TLS certificate (DER), for device authentication.
+    public let peerCertificateDER: [UInt8]?
+    /// The peer's address as `host:port`.
+    public let peerDescription: String
+    /// The local address of the socket (the address the device can reach this host on).
+    public let localAddress: SocketAddress?
+    /// The negotiated TLS version, such as `TLS1.3`.
+    public let tlsVersion: String
+
+    init(channel: any Channel, core: ChannelTransportCore, handshake: GnuTLSHandshakeCompleted) {
+        self.channel = channel
+        self.core = core
+        peerCertificateDER = handshake.peerCertificateDER
+        tlsVersion = handshake.protocolVersion
+        localAddress = channel.localAddress
+        peerDescription = channel.remoteAddress.map(Self.describe) ?? "unknown peer"
+    }
+
+    static func describe(_ address: SocketAddress) -> String {
+        switch address {
+        case .v6: return "[\(address.ipAddress ?? "?")]:\(address.port ?? 0)"
+        default: return "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
+        }
+    }
+
+    /// Connects and completes the TLS handshake.
+    /// - Parameters:
+    ///   - host: an IPv4 or IPv6 address or a host name.
+    ///   - port: the Cast port (8009 for devices; groups use others).
+    ///   - configuration: the connect timeout.
+    ///   - group: the event loop group to use; NIO's shared singleton by default.
+    /// - Throws: ``CastTransportError`` `.connectTimeout`, `.connectFailed`, `.tls` or `.resolution`.
+    public static func connect(
+        host: String, port: Int = 8009, configuration: Configuration = .init(),
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws(CastTransportError) -> TLSCastTransport {
+        let core = ChannelTransportCore()
+        let timeout = TimeAmount.nanoseconds(Int64(configuration.connectTimeout.components.seconds) * 1_000_000_000
+            + configuration.connectTimeout.components.attoseconds / 1_000_000_000)
+        let handshakeBox = HandshakeBox()
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(timeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let (_, handshake) = try channel.addCastHandlers(role: .client, core: core)
+                    handshakeBox.future.withLock { $0 = handshake }
+                }
+            }
+        let deadline = ContinuousClock.now.advanced(by: configuration.connectTimeout)
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: host, port: port).get()
+        } catch {
+            throw connectError(error, host: host, port: port)
+        }
+        let handshake = handshakeBox.future.withLock { $0 }!
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(max(0, Int64(remaining.components.seconds) * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000))) {
+            core.record(CastTransportError(code: .connectTimeout, message: "TLS handshake with \(host):\(port) timed out"))
+            channel.close(promise: nil)
+        }
+        do {
+            let completed = try await handshake.get()
+            timer.cancel()
+            return TLSCastTransport(channel: channel, core: core, handshake: completed)
+        } catch {
+            timer.cancel()
+            channel.close(promise: nil)
+            throw core.closeReason ?? ChannelTransportCore.transportError(from: error)
+        }
+    }
+
+    static func connectError(_ error: any Error, host: String, port: Int) -> CastTransportError {
+        if let error = error as? ChannelError, case .connectTimeout = error {
+            return CastTransportError(code: .connectTimeout, message: "Connecting to \(host):\(port) timed out", cause: error)
+        }
+        if error is NIOConnectionError || error is IOError {
+            let text = "\(error)"
+            if text.contains("resolve") || text.contains("DNS") || text.contains("Name or service") {
+                return CastTransportError(code: .resolution, message: "Cannot resolve \(host)", cause: error)
+            }
+            return CastTransportError(code: .connectFailed, message: "Cannot connect to \(host):\(port): \(text)", cause: error)
+        }
+        return CastTransportError(code: .connectFailed, message: "Cannot connect to \(host):\(port): \(error)")
+    }
+
+    /// Messages from the device, in order.
+    public var inbound: AsyncThrowingStream<CastMessage, any Error> { core.inbound }
+
+    /// Frames and writes one message.
+    /// - Throws: ``CastTransportError`` `.messageTooLarge` (nothing written), `.closed`, `.io`, `.tls`.
+    public func send(_ message: CastMessage) async throws {
+        var buffer = channel.allocator.buffer(capacity: 256)
+        try CastFrameEncoder().encodeFrame(message, into: &buffer)
+        do {
+            try await channel.writeAndFlush(buffer)
+        } catch {
+            throw core.closeReason ?? ChannelTransportCore.transportError(from: error)
+        }
+    }
+
+    /// Sends TLS close_notify and closes the socket; ``inbound`` finishes.
+    public func close() async {
+        core.markClosedLocally()
+        try? await channel.close()
+        core.finish()
+    }
+
+    /// Why the transport closed; `nil` while open or after ``close()``.
+    public var closeReason: CastTransportError? { core.closeReason }
+}
+
+/// Carries the handshake future out of the channel initializer.
+private final class HandshakeBox: Sendable {
+    let future = Mutex<EventLoopFuture<GnuTLSHandshakeCompleted>?>(nil)
+}

@@ -1,0 +1,111 @@
+import CastJSON
+import CastTestSupport
+import CastTransport
+import Synchronization
+import Testing
+
+@testable import CastChannels
+
+/// The channel layer over real TLS sockets on loopback, against a minimal receiver endpoint
+/// built on the server side of the transport (the full emulated receiver has its own tests).
+@Suite("CastConnection over TLS on loopback")
+struct TLSLoopbackTests {
+    /// Starts a server whose every accepted connection is answered by a `FakeDevice`.
+    final class Devices: Sendable {
+        let list = Mutex<[FakeDevice]>([])
+        func append(_ device: FakeDevice) { list.withLock { $0.append(device) } }
+        var first: FakeDevice? { list.withLock { $0.first } }
+    }
+
+    static func startDevice(host: String = "127.0.0.1") async throws -> (CastTransportServer, Devices) {
+        let server = try await CastTransportServer.start(host: host, port: 0)
+        let devices = Devices()
+        Task {
+            for await connection in server.connections {
+                let device = FakeDevice(senderEnd: nil, receiverEnd: connection)
+                devices.append(device)
+            }
+        }
+        return (server, devices)
+    }
+
+    @Test(arguments: ["127.0.0.1", "::1"])
+    func sessionOverTLS(host: String) async throws {
+        let server: CastTransportServer
+        let devices: Devices
+        do {
+            (server, devices) = try await Self.startDevice(host: host)
+        } catch let error as CastTransportError where host == "::1" && error.code == .io {
+            return  // no IPv6 loopback on this machine; IPv4 covers the path
+        }
+        let transport = try await TLSCastTransport.connect(host: host, port: server.port)
+        #expect(transport.peerCertificateDER == server.credentials.certificateDER)
+        let connection = CastConnection(transport: transport)
+        let plugin = try RecordingPlugin()
+        let calls = plugin.stream
+        try await connection.add(plugin)
+        let status = try await connection.start()
+        #expect(status.applications.isEmpty)
+        let device = try #require(devices.first)
+        #expect(device.peer.received(type: "CONNECT").first?.json?["senderInfo"]?["platform"] == 6)
+
+        let app = try await connection.receiver.launch(appId: "CHAT")
+        var iterator = calls.makeAsyncIterator()
+        #expect(await iterator.next() == .connect(FakeDevice.appTransport))
+        let reply = try await #require(connection.context(for: plugin)).request(["type": "ECHO", "text": "über TLS"])
+        #expect(reply.json?["text"] == "über TLS")
+        #expect(await iterator.next() == .message("ECHOED"))
+
+        // Heartbeat both ways: the device PINGs us from Tr@n$p0rt-0 and we answer.
+        try await device.peer.send(CastMessage(sourceId: "Tr@n$p0rt-0", destinationId: "Tr@n$p0rt-0",
+                                               namespace: "urn:x-cast:com.google.cast.tp.heartbeat", json: ["type": "PING"]))
+        _ = await device.peer.waitFor(type: "PONG")
+
+        // CLOSE from the app transport ends the plugin's channel.
+        try await connection.receiver.stop(sessionId: app.sessionId)
+        #expect(await iterator.next() == .disconnect(.closedByReceiver))
+        await connection.close()
+        await server.close()
+    }
+
+    @Test func senderHeartbeatIsAnsweredOverTLS() async throws {
+        let (server, devices) = try await Self.startDevice()
+        let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
+        let clock = ManualClock()
+        let connection = CastConnection(transport: transport, clock: clock)
+        try await connection.start()
+        let device = try #require(devices.first)
+        while clock.sleeperCount < 1 { await Task.yield() }
+        await clock.advance(by: .seconds(5))
+        let ping = await device.peer.waitFor(type: "PING")
+        #expect(ping.destinationId == "receiver-0")
+        #expect(connection.isRunning)
+        await connection.close()
+        await server.close()
+    }
+
+    @Test func peerVanishingMidRequestFailsItAtOnce() async throws {
+        let (server, devices) = try await Self.startDevice()
+        let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
+        let connection = CastConnection(transport: transport, clock: ManualClock())  // deadlines never fire
+        try await connection.start()
+        let device = try #require(devices.first)
+        let pending = Task {
+            try await connection.request(["type": "HANG"], namespace: "urn:x-cast:com.google.cast.receiver", destinationId: "receiver-0")
+        }
+        _ = await device.peer.waitFor(type: "HANG")
+        await device.peer.stop()  // the device goes away: TLS close on its side
+        await #expect { try await pending.value } throws: { ($0 as? CastChannelError)?.code == .connectionLost }
+        #expect(connection.closeReason?.code == .connectionLost)
+        await server.close()
+    }
+
+    @Test func connectingToAClosedPortIsATypedError() async throws {
+        let server = try await CastTransportServer.start(host: "127.0.0.1", port: 0)
+        let port = server.port
+        await server.close()
+        await #expect { try await TLSCastTransport.connect(host: "127.0.0.1", port: port) } throws: {
+            ($0 as? CastTransportError)?.code == .connectFailed
+        }
+    }
+}

@@ -1,0 +1,262 @@
+import CastChannels
+import CastJSON
+import CastMetadata
+import CastTestSupport
+import CastTransport
+import Foundation
+import Testing
+
+@testable import CastMedia
+
+@Suite("Media channel against a scripted receiver")
+struct CastMediaChannelTests {
+    static let movie: MediaInformation = {
+        var media = MediaInformation(contentId: "http://127.0.0.1/a.mp4", contentType: "video/mp4", duration: 600)
+        media.metadata = CastMetadata(title: "Big Buck Bunny", metadataType: .movie)
+        media.tracks = [.text(id: 1, contentId: "http://127.0.0.1/a.vtt", language: "en-US"), .audio(id: 2, language: "fr")]
+        return media
+    }()
+
+    @Test func loadAndControl() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        let media = harness.media
+
+        let loaded = try await media.load(Self.movie, autoplay: true, startTime: 12, activeTrackIds: [1], playbackRate: 1.5,
+                                          credentials: "token", credentialsType: "oauth", customData: ["user": "u1"])
+        #expect(loaded.mediaSessionId == 1)
+        #expect(loaded.playerState == .playing)
+        #expect(loaded.currentTime == 12)
+        #expect(loaded.activeTrackIds == [1])
+        #expect(loaded.playbackRate == 1.5)
+        #expect(media.mediaSessionId == 1)
+        let load = try #require(harness.receiver.requests(ofType: "LOAD").first)
+        #expect(load["mediaSessionId"] == nil)
+        #expect(load["autoplay"] == true)
+        #expect(load["currentTime"] == 12)
+        #expect(load["credentials"] == "token")
+        #expect(load["credentialsType"] == "oauth")
+        #expect(load["customData"] == ["user": "u1"])
+        #expect(load["media"]?["metadata"]?["metadataType"] == 1)
+        #expect(load["media"]?["tracks"]?[0]?["trackContentType"] == "text/vtt")
+        #expect(load["requestId"]?.intValue.map { $0 > 0 } == true)
+
+        #expect(try await media.pause().playerState == .paused)
+        #expect(try await media.play().playerState == .playing)
+        #expect(try await media.seek(to: 100, resumeState: .playbackPause).playerState == .paused)
+        #expect(try await media.seek(by: -30).currentTime == 70)
+        #expect(try await media.setPlaybackRate(2, customData: ["why": "fast"]).playbackRate == 2)
+        #expect(try await media.setActiveTracks([1, 2]).activeTrackIds == [1, 2])
+        #expect(try await media.setActiveTracks([]).activeTrackIds == [])
+        var style = TextTrackStyle()
+        style.foregroundColor = CastColor(cssString: "#FF000080")
+        style.fontFamily = "serif"
+        let styled = try await media.setTextTrackStyle(style)
+        #expect(styled.media?.textTrackStyle?.foregroundColor == CastColor(red: 255, green: 0, blue: 0, alpha: 128))
+        #expect(try await media.setStreamVolume(0.25).volume?.level == 0.25)
+        #expect(try await media.setStreamMuted(true).volume?.muted == true)
+        #expect(try await media.getStatus()?.mediaSessionId == 1)
+
+        // Every command after LOAD named the media session.
+        let commands = harness.receiver.requests.withLock { $0 }.dropFirst()
+        #expect(commands.allSatisfy { $0["mediaSessionId"] == 1 })
+        let seeks = harness.receiver.requests(ofType: "SEEK")
+        #expect(seeks[0]["currentTime"] == 100 && seeks[0]["resumeState"] == "PLAYBACK_PAUSE")
+        #expect(seeks[1]["relativeTime"] == -30 && seeks[1]["resumeState"] == nil)
+        #expect(harness.receiver.requests(ofType: "SET_PLAYBACK_RATE").first?["customData"] == ["why": "fast"])
+        let edits = harness.receiver.requests(ofType: "EDIT_TRACKS_INFO")
+        #expect(edits[1]["activeTrackIds"] == [])
+        #expect(edits[2]["activeTrackIds"] == nil)
+        #expect(edits[2]["textTrackStyle"]?["fontFamily"] == "serif")
+
+        #expect(try await media.stop(customData: ["reason": "done"]) == nil)
+        #expect(media.status == nil)
+        #expect(harness.receiver.requests(ofType: "STOP").first?["customData"] == ["reason": "done"])
+        #expect(try await media.getStatus() == nil)
+    }
+
+    @Test func loadFailedCarriesTheDetailedCode() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        do {
+            try await harness.media.load(MediaInformation(contentId: "http://127.0.0.1/fail.mp4", contentType: "video/mp4"))
+            Issue.record("LOAD succeeded")
+        } catch {
+            #expect(error.code == .loadFailed)
+            #expect(error.detailedErrorCode?.rawValue == 104)
+            #expect(error.detailedErrorCode?.name == "MEDIA_SRC_NOT_SUPPORTED")
+        }
+        try await waitUntil("the empty status arrives") { harness.receiver.requests.withLock { $0.count } == 1 }
+    }
+
+    @Test func commandsWithoutSessionFailBeforeSending() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        do {
+            try await harness.media.play()
+            Issue.record("PLAY without a session succeeded")
+        } catch {
+            #expect(error.code == .noMediaSession)
+        }
+        #expect(harness.receiver.requests.withLock { $0.isEmpty })
+    }
+
+    @Test func invalidPlayerStateAndInvalidRequest() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        try await harness.media.load(Self.movie)
+        // Another sender makes the player idle; the status reaches us.
+        await harness.receiver.broadcastStatus { $0.playerState = "IDLE" }
+        try await waitUntil("the idle status arrives") { harness.media.status?.playerState == .idle }
+        do {
+            try await harness.media.play()
+            Issue.record("PLAY while idle succeeded")
+        } catch {
+            #expect(error.code == .invalidPlayerState)
+        }
+        // The receiver moves on to a new session without telling us.
+        harness.receiver.state.withLock { $0.sessionId += 1 }
+        do {
+            try await harness.media.pause()
+            Issue.record("PAUSE with a stale session succeeded")
+        } catch {
+            #expect(error.code == .invalidRequest)
+            #expect(error.reason == .invalidMediaSessionId)
+        }
+        // GET_STATUS resynchronises the session id.
+        #expect(try await harness.media.getStatus()?.mediaSessionId == 2)
+        #expect(try await harness.media.seek(to: 1).mediaSessionId == 2)
+    }
+
+    @Test func invalidArgumentsAreRefusedLocally() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        try await harness.media.load(Self.movie)
+        await #expect(throws: CastMediaError.self) { try await harness.media.setPlaybackRate(0) }
+        await #expect(throws: CastMediaError.self) { try await harness.media.setStreamVolume(1.5) }
+        #expect(harness.receiver.requests(ofType: "SET_PLAYBACK_RATE").isEmpty)
+        #expect(harness.receiver.requests(ofType: "SET_VOLUME").isEmpty)
+    }
+
+    @Test func timeout() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        try await harness.media.load(Self.movie)
+        harness.receiver.silentTypes.withLock { $0.insert("PAUSE") }
+        let sleepers = harness.clock.sleeperCount
+        let pause = Task { try await harness.media.pause() }
+        try await waitUntil("the request deadline is armed") { harness.clock.sleeperCount > sleepers }
+        await harness.clock.advance(by: harness.connection.configuration.requestTimeout)
+        do {
+            _ = try await pause.value
+            Issue.record("PAUSE without an answer succeeded")
+        } catch let error as CastMediaError {
+            #expect(error.code == .timeout)
+        }
+    }
+
+    @Test func connectionLost() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        try await harness.media.load(Self.movie)
+        harness.receiver.silentTypes.withLock { $0.insert("PAUSE") }
+        let pause = Task { try await harness.media.pause() }
+        try await waitUntil("PAUSE reaches the receiver") { !harness.receiver.requests(ofType: "PAUSE").isEmpty }
+        harness.receiverEnd.fail(CastTransportError(code: .closed, message: "cable cut"))
+        do {
+            _ = try await pause.value
+            Issue.record("PAUSE over a dead connection succeeded")
+        } catch let error as CastMediaError {
+            #expect(error.code == .connectionLost)
+        }
+    }
+
+    @Test func messageTooLargeIsRefusedBeforeSending() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        var media = Self.movie
+        media.metadata?.subtitle = String(repeating: "x", count: 70_000)
+        do {
+            try await harness.media.load(media)
+            Issue.record("a 70 kB LOAD was sent")
+        } catch {
+            #expect(error.code == .messageTooLarge)
+            #expect((error.messageSize ?? 0) > 65_536)
+            #expect(error.message.contains("\(error.messageSize ?? 0)"))
+        }
+        #expect(harness.receiver.requests.withLock { $0.isEmpty })
+    }
+
+    @Test func notConnectedBeforeTheAppRuns() async throws {
+        let harness = try await MediaHarness.make(launched: false)
+        defer { Task { await harness.close() } }
+        do {
+            try await harness.media.load(Self.movie)
+            Issue.record("LOAD without an app succeeded")
+        } catch {
+            #expect(error.code == .notConnected)
+        }
+        // Launching the app connects the channel.
+        _ = try await harness.connection.receiver.launch(appId: "CC1AD845")
+        try await waitUntil("the media channel connects") { harness.media.isConnected }
+        #expect(try await harness.media.load(Self.movie).playerState == .playing)
+    }
+
+    @Test func appStoppingEndsTheSession() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        var statuses = harness.media.statuses.makeAsyncIterator()
+        try await harness.media.load(Self.movie)
+        #expect(await statuses.next()??.mediaSessionId == 1)
+        await harness.receiver.stopApp()
+        #expect(await statuses.next() == .some(nil))
+        try await waitUntil("the media channel disconnects") { !harness.media.isConnected }
+        #expect(harness.media.status == nil)
+        #expect(harness.media.estimatedPosition == nil)
+        do {
+            try await harness.media.play()
+            Issue.record("PLAY after the app stopped succeeded")
+        } catch {
+            #expect(error.code == .notConnected)
+        }
+    }
+
+    @Test func statusStreamIncludesOtherSendersChanges() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        var statuses = harness.media.statuses.makeAsyncIterator()
+        try await harness.media.load(Self.movie)
+        let first = await statuses.next()
+        #expect(first??.playerState == .playing)
+        await harness.receiver.broadcastStatus { $0.playerState = "PAUSED"; $0.currentTime = 42 }
+        let second = await statuses.next()
+        #expect(second??.playerState == .paused)
+        #expect(second??.currentTime == 42)
+        #expect(harness.media.status?.currentTime == 42)
+        try await harness.media.stop()
+        let third = await statuses.next()
+        #expect(third == .some(nil))
+    }
+
+    @Test func positionIsExtrapolatedWithTheInjectedClock() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        try await harness.media.load(Self.movie, startTime: 10, playbackRate: 2)
+        #expect(harness.media.estimatedPosition == 10)
+        await harness.clock.advance(by: .seconds(3))
+        #expect(harness.media.estimatedPosition == 16)
+        try await harness.media.pause()
+        await harness.clock.advance(by: .seconds(3))
+        #expect(harness.media.estimatedPosition == 10)
+    }
+
+    @Test func sizeArithmeticMatchesTheTransport() {
+        for length in [0, 1, 127, 128, 300, 16_383, 16_384, 70_000] {
+            let json: JSONValue = ["type": "LOAD", "blob": .string(String(repeating: "é", count: length))]
+            let message = CastMessage(sourceId: "sender-0", destinationId: "web-7",
+                                      namespace: "urn:x-cast:com.google.cast.media", json: json)
+            #expect(CastMessageSize.encodedSize(sourceId: "sender-0", destinationId: "web-7",
+                                                namespace: "urn:x-cast:com.google.cast.media", json: json) == message.encodedSize)
+        }
+    }
+}

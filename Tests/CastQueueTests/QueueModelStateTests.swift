@@ -1,0 +1,175 @@
+import CastJSON
+import CastMedia
+import Testing
+
+@testable import CastQueue
+
+@Suite("Queue model state machine")
+struct QueueModelStateTests {
+    static func status(session: Int, current: Int?, items: [Int] = []) -> JSONValue {
+        var entry: JSONValue = ["mediaSessionId": .number(Double(session)), "playerState": "PLAYING"]
+        entry["currentItemId"] = current.map { .number(Double($0)) }
+        entry["items"] = .array(items.map { id in
+            ["itemId": .number(Double(id)), "media": ["contentId": .string("c\(id)"), "contentType": "audio/mpeg"]]
+        })
+        return ["type": "MEDIA_STATUS", "status": [entry]]
+    }
+
+    static func change(_ type: String, _ ids: [Int], before: Int? = nil) -> JSONValue {
+        var json: JSONValue = ["type": "QUEUE_CHANGE", "changeType": .string(type), "itemIds": .array(ids.map { .number(Double($0)) })]
+        json["insertBefore"] = before.map { .number(Double($0)) }
+        return json
+    }
+
+    static func itemIds(_ ids: [Int]) -> JSONValue {
+        ["type": "QUEUE_ITEM_IDS", "itemIds": .array(ids.map { .number(Double($0)) })]
+    }
+
+    static func items(_ ids: [Int]) -> JSONValue {
+        ["type": "QUEUE_ITEMS", "items": .array(ids.map { id in
+            ["itemId": .number(Double(id)), "media": ["contentId": .string("c\(id)"), "contentType": "audio/mpeg"]]
+        })]
+    }
+
+    @Test func newSessionFetchesIdsThenFollowsChanges() {
+        var model = QueueModelState()
+        var (changes, effects) = model.apply(Self.status(session: 1, current: 1, items: [1, 2]))
+        #expect(effects == [.fetchItemIds])
+        #expect(changes.contains(.currentItemChanged(current: 1, loading: nil, preloaded: nil)))
+        // A second status before the ids arrive does not ask again.
+        #expect(model.apply(Self.status(session: 1, current: 1)).effects.isEmpty)
+        (changes, effects) = model.apply(Self.itemIds([1, 2, 3]))
+        #expect(changes == [.reloaded(itemIds: [1, 2, 3])])
+        #expect(model.apply(Self.change("INSERT", [4, 5], before: 2)).changes == [.inserted(itemIds: [4, 5], index: 1)])
+        #expect(model.itemIds == [1, 4, 5, 2, 3])
+        #expect(model.apply(Self.change("INSERT", [6])).changes == [.inserted(itemIds: [6], index: 5)])
+        #expect(model.apply(Self.change("REMOVE", [4, 3, 99])).changes == [.removed(itemIds: [4, 3])])
+        #expect(model.itemIds == [1, 5, 2, 6])
+        #expect(model.apply(Self.change("UPDATE", [6, 2, 5, 1])).changes == [.reordered(itemIds: [6, 2, 5, 1])])
+        #expect(model.apply(Self.change("NO_CHANGE", [])).changes.isEmpty)
+        // An UPDATE that is not a permutation makes the model reload the ids.
+        #expect(model.apply(Self.change("UPDATE", [6, 2])).effects == [.fetchItemIds])
+        // An insert before an unknown item, too (once the previous fetch is answered).
+        _ = model.apply(Self.itemIds([6, 2, 5, 1]))
+        #expect(model.apply(Self.change("INSERT", [7], before: 42)).effects == [.fetchItemIds])
+    }
+
+    @Test func lazyBatchedFetchesAndCache() {
+        var model = QueueModelState(cacheCapacity: 30)
+        _ = model.apply(Self.status(session: 1, current: 1))
+        _ = model.apply(Self.itemIds(Array(1...50)))
+        let (item, effect) = model.item(at: 10)
+        #expect(item == nil)
+        #expect(effect == .fetchItems(Array(11...30)))
+        // Asking again while pending does not fetch again; a neighbour inside the batch neither.
+        #expect(model.item(at: 10).effect == nil)
+        #expect(model.item(at: 15).effect == nil)
+        #expect(model.apply(Self.items(Array(11...30))).changes == [.itemsLoaded(itemIds: Array(11...30))])
+        #expect(model.item(at: 10).item?.itemId == 11)
+        // The next batch skips what is cached and what is pending.
+        #expect(model.item(at: 9).effect == .fetchItems([10] + Array(31...49)))
+        #expect(model.item(at: 49).effect == .fetchItems([50]))
+        _ = model.apply(Self.items([10] + Array(31...50)))
+        // The cache holds 30: the least recently used of the first batch were evicted.
+        #expect(model.cachedItemIds.count == 30)
+        #expect(model.cachedItemIds.contains(11))  // used recently via item(at: 10)
+        // ITEMS_CHANGE drops cached copies.
+        #expect(model.apply(Self.change("ITEMS_CHANGE", [11])).changes == [.itemsChanged(itemIds: [11])])
+        #expect(model.item(at: 10).item == nil)
+        // A failed fetch can be retried.
+        let failed = QueueModelState.Effect.fetchItems([11])
+        model.fetchFailed(failed)
+        #expect(model.item(at: 10).effect == .fetchItems([11]))
+    }
+
+    @Test func statusWindowFillsTheCacheAndEmptyStatusClears() {
+        var model = QueueModelState()
+        _ = model.apply(Self.status(session: 1, current: 2, items: [1, 2, 3]))
+        _ = model.apply(Self.itemIds([1, 2, 3, 4]))
+        _ = model.apply(Self.status(session: 1, current: 2, items: [1, 2, 3]))
+        #expect(model.cachedItemIds == [1, 2, 3])
+        #expect(model.apply(["type": "MEDIA_STATUS", "status": []]).changes == [.cleared])
+        #expect(model.itemIds.isEmpty && model.currentItemId == nil)
+        // A new session starts from scratch.
+        #expect(model.apply(Self.status(session: 2, current: 9)).effects == [.fetchItemIds])
+    }
+
+    /// A reference queue edited at random the way a receiver does it; the model, fed only the
+    /// receiver's messages, always agrees with it.
+    @Test(arguments: [7, 99, 2024, 31337, 5] as [UInt64])
+    func randomEditsKeepTheModelEqualToTheReceiver(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        var reference = Array(1...5)
+        var nextId = 6
+        var current = 1
+        var session = 1
+        var model = QueueModelState(cacheCapacity: 10)
+        var pendingIdFetch = model.apply(Self.status(session: session, current: current)).effects.contains(.fetchItemIds)
+        for step in 0..<500 {
+            var message: JSONValue
+            var newSession = false
+            switch Int.random(in: 0..<9, using: &random) {
+            case 0, 1:
+                let count = Int.random(in: 1...3, using: &random)
+                let ids = Array(nextId..<nextId + count)
+                nextId += count
+                let before = reference.isEmpty || Bool.random(using: &random) ? nil : reference.randomElement(using: &random)
+                let index = before.flatMap { reference.firstIndex(of: $0) } ?? reference.count
+                reference.insert(contentsOf: ids, at: index)
+                message = Self.change("INSERT", ids, before: before)
+            case 2:
+                let removing = reference.filter { _ in Int.random(in: 0..<4, using: &random) == 0 }
+                reference.removeAll { removing.contains($0) }
+                message = Self.change("REMOVE", removing)
+            case 3:
+                reference.shuffle(using: &random)
+                message = Self.change("UPDATE", reference)
+            case 4:
+                message = Self.change("ITEMS_CHANGE", reference.filter { _ in Bool.random(using: &random) })
+            case 5:
+                message = Self.change("NO_CHANGE", [])
+            case 6 where !reference.isEmpty:
+                current = reference.randomElement(using: &random)!
+                let index = reference.firstIndex(of: current) ?? 0
+                let window = reference.isEmpty ? [] : Array(reference[max(0, index - 1)...min(reference.count - 1, index + 1)])
+                message = Self.status(session: session, current: current, items: window)
+            case 7:
+                // The sender asked for (or was owed) the ids: the receiver answers with the truth.
+                message = Self.itemIds(reference)
+                pendingIdFetch = false
+            default:
+                if Int.random(in: 0..<10, using: &random) == 0 {
+                    // A new queue replaces the old one.
+                    session += 1
+                    newSession = true
+                    reference = Array(nextId..<nextId + 4)
+                    nextId += 4
+                    current = reference[0]
+                    message = Self.status(session: session, current: current)
+                } else {
+                    let index = Int.random(in: 0..<max(1, model.itemCount), using: &random)
+                    if case .fetchItems(let ids)? = model.item(at: index).effect {
+                        #expect(ids.count <= QueueModelState.batchSize)
+                        message = Self.items(ids.filter { reference.contains($0) })
+                    } else {
+                        message = Self.change("NO_CHANGE", [])
+                    }
+                }
+            }
+            let effects = model.apply(message).effects
+            if effects.contains(.fetchItemIds) {
+                // The changes alone keep the model exact: only a new session needs the ids fetched.
+                #expect(newSession, "seed \(seed) step \(step): unexpected id reload after \(message)")
+                pendingIdFetch = true
+            }
+            if pendingIdFetch {
+                // Deliver the answer to an outstanding id fetch before comparing.
+                _ = model.apply(Self.itemIds(reference))
+                pendingIdFetch = false
+            }
+            #expect(model.itemIds == reference, "seed \(seed) step \(step)")
+            if model.itemIds != reference { return }
+            for id in model.cachedItemIds { #expect(reference.contains(id)) }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+// swift-tools-version: 6.1
+//
+// libFuzzer targets for Castor's parsers. Not part of the main package: each target has no
+// `main` (libFuzzer provides it), so it only links when built with `-sanitize=fuzzer`.
+// Build and run through `scripts/fuzz.sh` (`make fuzz`, `make fuzz-short`).
+import PackageDescription
+
+let package = Package(
+    name: "CastorFuzz",
+    dependencies: [.package(name: "Castor", path: "../..")],
+    targets: [
+        .executableTarget(
+            name: "FuzzCastFrame",
+            dependencies: [.product(name: "CastTransport", package: "Castor")]),
+    ]
+)
