@@ -168,3 +168,11 @@ func expectCode(_ code: CastDiscoveryError.Code, sourceLocation: SourceLocation 
         }
     }
 }
+
+@Suite struct TXTDictionaryTests {
+    @Test func dictionaryRecordsUseTheCastKeyOrder() throws {
+        let record = try CastTXTRecord(["rs": "", "fn": "TV", "id": "0123456789abcdef0123456789abcdef", "zz": "1", "ca": "5"])
+        #expect(record.entries.map(\.key) == ["id", "fn", "ca", "rs", "zz"])
+        expectCode(.malformedTXT) { _ = try CastTXTRecord(["": "x"]) }
+    }
+}
