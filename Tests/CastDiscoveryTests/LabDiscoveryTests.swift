@@ -69,6 +69,35 @@ struct LabDiscoveryTests {
         browser.waitForExit()
     }
 
+    @Test func aMalformedRecordIsSkippedAndExplainedWhileOthersAreFound() async throws {
+        let lab = try LabNetwork.up()
+        defer { lab.down() }
+        let tool = try tool()
+        // avahi-publish (not our publisher, which refuses to build such a record) advertises a
+        // service whose id is not hexadecimal, next to a good one.
+        let broken = try lab.spawn("a", ["avahi-publish", "-s", "Broken-Cast", "_googlecast._tcp", "8009",
+                                         "id=not-a-uuid", "fn=Broken", "md=Nope"])
+        let good = try lab.spawn("a", [tool, "publish", "--name", "Castor-Good", "--port", "8009",
+                                       "id=\(deviceID)", "fn=Good TV", "md=Castor Emulator", "ca=5"])
+        _ = await good.next { $0["published"] != nil }
+        let browser = try lab.spawn("b", [tool, "browse"])
+        var sawDiagnostic = false, sawGood = false
+        while !(sawDiagnostic && sawGood) {
+            guard let event = await browser.next(where: { _ in true }) else { break }
+            if let diagnostic = event["diagnostic"] as? [String: Any], diagnostic["code"] as? String == "malformed-record" {
+                #expect(diagnostic["subject"] as? String == "Broken-Cast")
+                #expect((diagnostic["message"] as? String)?.contains("not-a-uuid") == true)
+                sawDiagnostic = true
+            }
+            if Self.device(event)["id"] as? String == dashedID { sawGood = true }
+            #expect(Self.device(event)["friendlyName"] as? String != "Broken")
+        }
+        #expect(sawDiagnostic && sawGood, "browser transcript: \(browser.transcript)")
+        broken.end()
+        good.closeInput()
+        browser.closeInput()
+    }
+
     @Test func aGroupWhoseLeaderMovesStaysOneDevice() async throws {
         let lab = try LabNetwork.up()
         defer { lab.down() }
@@ -134,7 +163,15 @@ struct LabDiscoveryTests {
         #expect(result["found"] as? Bool == true, "\(output)")
         #expect(result["friendly_name"] as? String == "Castor Lab")
         #expect(result["model_name"] as? String == "Castor Emulator")
-        #expect(result["host"] as? String == LabNetwork.addressA)
+        // pychromecast takes whichever address zeroconf resolved first: host a's IPv4 or its
+        // IPv6 link-local address on the veth (our publisher advertises both).
+        let addressesOfA = try lab.run("a", ["ip", "-o", "addr", "show", "dev", lab.interfaceA])
+            .split(separator: "\n").compactMap { line in
+                line.split(separator: " ").drop { $0 != "inet" && $0 != "inet6" }.dropFirst().first
+                    .map { String($0.split(separator: "/")[0]) }
+            }
+        #expect(addressesOfA.contains(LabNetwork.addressA))
+        #expect(addressesOfA.contains(result["host"] as? String ?? "?"), "\(output) not in \(addressesOfA)")
         #expect(result["port"] as? Int == 8009)
         publisher.closeInput()
     }

@@ -131,8 +131,21 @@ func spawnChild(_ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int3
     if stderr >= 0 { posix_spawn_file_actions_adddup2(&actions, stderr, 2) }
     let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
+    // Swift concurrency threads block signals, and a spawned child inherits the mask: unblock
+    // everything and reset dispositions, or the child would ignore our SIGTERM.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var emptyMask = sigset_t()
+    sigemptyset(&emptyMask)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigmask(&attributes, &emptyMask)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var child: pid_t = 0
-    let status = posix_spawn(&child, arguments[0], &actions, nil, argv, environ)
+    let status = posix_spawn(&child, arguments[0], &actions, &attributes, argv, environ)
     guard status == 0 else { throw LabError(description: "posix_spawn \(arguments[0]) failed: \(status)") }
     return child
 }
@@ -243,7 +256,11 @@ final class LabProcess: @unchecked Sendable {
             for _ in 0..<300 where waitpid(pid, &status, WNOHANG) == 0 { usleep(10_000) }
             if waitpid(pid, &status, WNOHANG) == 0 {
                 kill(pid, SIGTERM)
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                for _ in 0..<300 where waitpid(pid, &status, WNOHANG) == 0 { usleep(10_000) }
+                if waitpid(pid, &status, WNOHANG) == 0 {
+                    kill(pid, SIGKILL)
+                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                }
             }
             exited = true
         }
