@@ -98,6 +98,30 @@ struct LabDiscoveryTests {
         browser.closeInput()
     }
 
+    @Test func aNameCollisionPicksAnAlternativeName() async throws {
+        let lab = try LabNetwork.up()
+        defer { lab.down() }
+        let tool = try tool()
+        let first = try lab.spawn("a", [tool, "publish", "--name", "Living Room", "--port", "8009",
+                                        "id=11111111111111111111111111111111", "fn=Living Room", "md=Castor Emulator"])
+        #expect(await first.next { $0["published"] != nil }?["published"] as? String == "Living Room")
+        // Host b wants the same instance name for another device: Avahi's probe sees host a's.
+        let second = try lab.spawn("b", [tool, "publish", "--name", "Living Room", "--port", "8009",
+                                         "id=22222222222222222222222222222222", "fn=Living Room", "md=Castor Emulator"])
+        let renamed = await second.next { $0["published"] != nil || $0["error"] != nil }
+        #expect(renamed?["published"] as? String == "Living Room #2", "\(second.transcript)")
+        // Both are found, as two devices (different ids), restricted to the veth interface.
+        let browser = try lab.spawn("b", [tool, "browse", "--interface", lab.interfaceB])
+        var ids = Set<String>()
+        while ids.count < 2, let event = await browser.next(where: { $0["event"] as? String == "added" }) {
+            if let id = Self.device(event)["id"] as? String { ids.insert(id) }
+        }
+        #expect(ids == ["11111111-1111-1111-1111-111111111111", "22222222-2222-2222-2222-222222222222"])
+        first.closeInput()
+        second.closeInput()
+        browser.closeInput()
+    }
+
     @Test func aGroupWhoseLeaderMovesStaysOneDevice() async throws {
         let lab = try LabNetwork.up()
         defer { lab.down() }
