@@ -77,7 +77,8 @@ let package = Package(
             path: "Modules/CastDiscovery", swiftSettings: strictSettings),
         .target(
             name: "CastReceiver",
-            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastDiscovery",
+            dependencies: ["CastTransport", "CastChannels", "CastJSON",
+                           .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "Logging", package: "swift-log")] + nio,
             path: "Modules/CastReceiver", swiftSettings: strictSettings),
         .target(
@@ -94,15 +95,27 @@ let package = Package(
             path: "Modules/CastTestSupport", swiftSettings: strictSettings),
 
         // MARK: Examples
+        .target(
+            name: "ChatChannel", dependencies: ["CastChannels", "CastJSON", "CastReceiver"],
+            path: "Examples/ChatChannel", swiftSettings: strictSettings),
         .executableTarget(
             name: "castctl",
             dependencies: [
-                "CastTransport", "CastChannels", "CastJSON",
+                "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
+                "CastReceiver", "ChatChannel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/castctl", swiftSettings: strictSettings),
+        .executableTarget(
+            name: "cast-receiver",
+            dependencies: ["CastReceiver", "CastJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Examples/cast-receiver", swiftSettings: strictSettings),
 
         // MARK: Tests (one target per module)
+        .testTarget(
+            name: "InteropTests", dependencies: ["CastJSON", "castctl", "cast-receiver"],
+            path: "Tests/InteropTests", exclude: ["pychromecast_driver.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
             name: "CastTransportTests",
@@ -122,7 +135,11 @@ let package = Package(
         .executableTarget(
             name: "CastDiscoveryLabTool", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryLabTool",
             swiftSettings: strictSettings),
-        .testTarget(name: "CastReceiverTests", dependencies: ["CastReceiver", "CastChannels"], path: "Tests/CastReceiverTests"),
+        .testTarget(
+            name: "CastReceiverTests",
+            dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
+                           .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            path: "Tests/CastReceiverTests"),
         .testTarget(
             name: "CastIntentsTests",
             dependencies: ["CastIntents", "castintents-durability-child", .product(name: "GRDB", package: "GRDB.swift")],
