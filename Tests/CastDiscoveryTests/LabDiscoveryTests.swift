@@ -221,7 +221,7 @@ struct LabDiscoveryTests {
         #expect((searches?["searches"] as? [String])?.allSatisfy { $0 == LabNetwork.addressB } == true)
     }
 
-    @Test func stoppedAvahiIsExplainedNotAnEmptyList() async throws {
+    @Test func stoppedAvahiIsExplainedNotAnEmptyListAndBrowsingResumes() async throws {
         let lab = try LabNetwork.up()
         defer { lab.down() }
         let tool = try tool()
@@ -244,6 +244,10 @@ struct LabDiscoveryTests {
         let diagnostic = try #require(diagnostics.first { $0["code"] as? String == "avahi-daemon-not-running" }, "\(output)")
         #expect((diagnostic["fix"] as? String)?.contains("avahi-daemon") == true)
         #expect(!diagnostics.contains { $0["code"] as? String == "no-answer" })
+        // The daemon comes back: the running browser reconnects by itself and finds the device again.
+        try lab.startAvahi("b")
+        let again = await browser.next { $0["event"] as? String == "added" }
+        #expect(again.map(Self.device)?["id"] as? String == dashedID, "browser transcript: \(browser.transcript)")
         publisher.closeInput()
         browser.closeInput()
     }

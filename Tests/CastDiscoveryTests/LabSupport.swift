@@ -110,6 +110,7 @@ final class LabNetwork: @unchecked Sendable {
     }
 
     func stopAvahi(_ host: String) throws { try Self.run([Self.script, "stop-avahi", tag, host]) }
+    func startAvahi(_ host: String) throws { try Self.run([Self.script, "start-avahi", tag, host]) }
 
     /// Ends the processes this lab spawned, then the daemons, then deletes the namespaces.
     func down() {
