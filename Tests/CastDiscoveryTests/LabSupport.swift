@@ -74,8 +74,8 @@ final class LabNetwork: @unchecked Sendable {
         let directory = FileManager.default.temporaryDirectory
         let outURL = directory.appendingPathComponent("castlab-out-\(UUID().uuidString)")
         let errURL = directory.appendingPathComponent("castlab-err-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
