@@ -1,3 +1,4 @@
+import Foundation
 import CastJSON
 import CastTestSupport
 import CastTransport
@@ -13,6 +14,17 @@ final class FakeProber: CastDeviceProber {
     func probe(_ host: KnownHost) async throws(CastDiscoveryError) -> CastDevice {
         let answer = answers.withLock { $0[host] } ?? .failure(CastDiscoveryError(code: .socket, message: "no route"))
         return try answer.get()
+    }
+}
+
+/// Answers `eureka_info` without any network.
+final class FakeEurekaFetcher: HTTPFetcher {
+    let body: String
+    init(body: String) { self.body = body }
+    let asked = Mutex<[String]>([])
+    func get(_ url: URL, limit: Int) async throws(CastDiscoveryError) -> HTTPFetchResponse {
+        asked.withLock { $0.append(url.absoluteString) }
+        return HTTPFetchResponse(status: 200, headers: ["content-type": "application/json"], body: Array(body.utf8))
     }
 }
 
@@ -97,6 +109,35 @@ final class FakeProber: CastDeviceProber {
         #expect(device.receiverStatusText == "Ready To Cast")
         #expect(device.isBusy == true)
         #expect(peers.withLock { $0.count } == 1)
+        await server.close()
+    }
+
+    @Test func tlsProberTakesTheIdentityFromEurekaInfo() async throws {
+        let server = try await CastTransportServer.start(host: "127.0.0.1", port: 0)
+        let accept = Task {
+            for await connection in server.connections {
+                let peer = ScriptedCastPeer(transport: connection)
+                peer.on(namespace: "urn:x-cast:com.google.cast.receiver", type: "GET_STATUS") { message, json in
+                    [message.reply(json: ["type": "RECEIVER_STATUS", "requestId": json["requestId"]!,
+                                          "status": ["volume": ["level": 0.3, "muted": false]]])]
+                }
+                peer.start()
+            }
+        }
+        defer { accept.cancel() }
+        let fetcher = FakeEurekaFetcher(body: """
+            {"name": "Kitchen speaker", "ssdp_udn": "99f3c58b-f347-1cc1-0cd8-7f79d33599cf", "cast_build_revision": "1.56.500000",
+             "device_info": {"model_name": "Google Home Mini", "manufacturer": "Google Inc.",
+                             "capabilities": {"display_supported": false, "multizone_supported": true}}}
+            """)
+        let device = try await TLSStatusProber(fetcher: fetcher).probe(KnownHost(host: "127.0.0.1", port: server.port))
+        #expect(fetcher.asked.withLock { $0 } == ["http://127.0.0.1:8008/setup/eureka_info?params=name,device_info"])
+        #expect(device.id.description == "99f3c58b-f347-1cc1-0cd8-7f79d33599cf")
+        #expect(device.friendlyName == "Kitchen speaker")
+        #expect(device.model == "Google Home Mini")
+        #expect(device.buildRevision == "1.56.500000")
+        #expect(device.capabilities == [.audioOut])
+        #expect(device.isBusy == false && device.receiverStatusText == nil)
         await server.close()
     }
 
