@@ -165,3 +165,77 @@ let realDescription = """
         #expect(bus.code == .dbusUnreachable && bus.fix?.contains("systemctl start dbus") == true)
     }
 }
+
+/// Serves canned HTTP answers by URL, with no network.
+final class CannedFetcher: HTTPFetcher {
+    let answers: [String: HTTPFetchResponse]
+    init(_ answers: [String: HTTPFetchResponse]) { self.answers = answers }
+    func get(_ url: URL, limit: Int) async throws(CastDiscoveryError) -> HTTPFetchResponse {
+        guard let answer = answers[url.absoluteString] else {
+            throw CastDiscoveryError(code: .http, message: "connection refused by the test")
+        }
+        return answer
+    }
+}
+
+@Suite struct SSDPFollowTests {
+    static let location = "http://10.0.0.8:8008/ssdp/device-desc.xml"
+
+    static func response(location: String = location) throws -> SSDPResponse {
+        try SSDPResponse(parsing: Array(("HTTP/1.1 200 OK\r\nLOCATION: \(location)\r\n"
+            + "ST: urn:dial-multiscreen-org:service:dial:1\r\n\r\n").utf8))
+    }
+
+    static func follow(_ response: SSDPResponse, from sender: String, answers: [String: HTTPFetchResponse]) async -> DeviceEventHub {
+        let hub = DeviceEventHub()
+        await SSDPDeviceBrowser.follow(response, from: sender, configuration: .init(interface: "eth0", fetcher: CannedFetcher(answers)),
+                                       hub: hub)
+        return hub
+    }
+
+    @Test func aGoodResponderBecomesADevice() async throws {
+        let hub = await Self.follow(try Self.response(), from: "10.0.0.8", answers: [
+            Self.location: HTTPFetchResponse(status: 200, headers: ["application-url": "http://10.0.0.8:8008/apps/"],
+                                             body: Array(realDescription.utf8)),
+        ])
+        let device = try #require(hub.devices.first)
+        #expect(device.friendlyName == "Living Room" && device.sources == [.dial] && !device.advertisesCapabilities)
+        #expect(device.applicationURL == "http://10.0.0.8:8008/apps/")
+        #expect(device.endpoints == [CastDeviceEndpoint(address: "10.0.0.8", family: .ipv4, port: 8009, interfaceName: "eth0")])
+        #expect(hub.diagnostics.isEmpty)
+    }
+
+    @Test func aLocationOnAnotherHostIsNotFollowed() async throws {
+        // A responder at 10.0.0.8 pointing at 10.0.0.99: never fetched (the canned fetcher has it).
+        let elsewhere = "http://10.0.0.99:8008/ssdp/device-desc.xml"
+        let hub = await Self.follow(try Self.response(location: elsewhere), from: "10.0.0.8", answers: [
+            elsewhere: HTTPFetchResponse(status: 200, headers: ["application-url": "x"], body: Array(realDescription.utf8)),
+        ])
+        #expect(hub.devices.isEmpty)
+        #expect(hub.diagnostics.first?.code == .malformedDescription)
+        #expect(hub.diagnostics.first?.message.contains("not the responding address") == true)
+    }
+
+    @Test func aServerWithoutApplicationURLIsNotDIAL() async throws {
+        let hub = await Self.follow(try Self.response(), from: "10.0.0.8", answers: [
+            Self.location: HTTPFetchResponse(status: 200, headers: [:], body: Array(realDescription.utf8)),
+        ])
+        #expect(hub.devices.isEmpty)
+        #expect(hub.diagnostics.first?.message.contains("Application-URL") == true)
+    }
+
+    @Test func hostileDescriptionsAndHTTPErrorsAreSkippedWithADiagnostic() async throws {
+        let xxe = """
+            <?xml version="1.0"?><!DOCTYPE root [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
+            <root><device><friendlyName>&xxe;</friendlyName><UDN>uuid:3e1cc7c8-f0f6-1c6e-4bd5-4c3a7cfb1b26</UDN></device></root>
+            """
+        for answer in [HTTPFetchResponse(status: 200, headers: ["application-url": "x"], body: Array(xxe.utf8)),
+                       HTTPFetchResponse(status: 404, headers: [:], body: [])] {
+            let hub = await Self.follow(try Self.response(), from: "10.0.0.8", answers: [Self.location: answer])
+            #expect(hub.devices.isEmpty)
+            #expect(hub.diagnostics.first?.code == .malformedDescription)
+        }
+        let refused = await Self.follow(try Self.response(), from: "10.0.0.8", answers: [:])
+        #expect(refused.diagnostics.first?.message.contains("connection refused by the test") == true)
+    }
+}
