@@ -72,7 +72,7 @@ let package = Package(
             path: "Modules/CastQueue", swiftSettings: strictSettings),
         .target(
             name: "CastDiscovery",
-            dependencies: ["CAvahiClient", "CastXML", "CastChannels", "CastTransport",
+            dependencies: ["CAvahiClient", "CastXML", "CastChannels", "CastTransport", "CastJSON",
                            .product(name: "Logging", package: "swift-log")] + nio,
             path: "Modules/CastDiscovery", swiftSettings: strictSettings),
         .target(
@@ -128,7 +128,13 @@ let package = Package(
         .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastJSON", "CastXML"], path: "Tests/CastMetadataTests"),
         .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport"], path: "Tests/CastMediaTests"),
         .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport"], path: "Tests/CastQueueTests"),
-        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryTests"),
+        .testTarget(
+            name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastTransport", "CastJSON", "CastTestSupport"],
+            path: "Tests/CastDiscoveryTests"),
+        // Runs CastDiscovery inside lab network namespaces for CastDiscoveryTests' lab tests.
+        .executableTarget(
+            name: "CastDiscoveryLabTool", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryLabTool",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "CastReceiverTests",
             dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
