@@ -114,7 +114,7 @@ let package = Package(
 
         // MARK: Tests (one target per module)
         .testTarget(
-            name: "InteropTests", dependencies: ["CastJSON", "castctl", "cast-receiver"],
+            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "castctl", "cast-receiver"],
             path: "Tests/InteropTests", exclude: ["pychromecast_driver.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(

@@ -20,6 +20,12 @@ let package = Package(
             name: "FuzzPodcastFeed",
             dependencies: [.product(name: "CastMetadata", package: "Castor")]),
         .executableTarget(
+            name: "FuzzTXTRecord",
+            dependencies: [.product(name: "CastDiscovery", package: "Castor")]),
+        .executableTarget(
+            name: "FuzzDeviceDescription",
+            dependencies: [.product(name: "CastDiscovery", package: "Castor")]),
+        .executableTarget(
             name: "FuzzAuthResponse",
             dependencies: [.product(name: "CastTransport", package: "Castor")]),
     ]

@@ -1,3 +1,4 @@
+import CastTestSupport
 import Foundation
 import Synchronization
 
@@ -24,108 +25,6 @@ enum TestPaths {
     static var python: String? {
         let candidates: [String?] = [ProcessInfo.processInfo.environment["CASTOR_PYTHON"], packageRoot.appendingPathComponent(".venv/bin/python").path]
         return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-}
-
-/// A child process whose output lines can be awaited.
-final class ChildProcess: Sendable {
-    let process: Process
-    private let lines = Mutex<[String]>([])
-    private let errorText = Mutex("")
-    private let waiters = Mutex<[(predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)]>([])
-    private let finished = Mutex(false)
-
-    init(_ executable: String, _ arguments: [String]) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let buffer = Mutex(Data())
-        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let chunk = handle.availableData
-            guard let self else { return }
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                self.finish()
-                return
-            }
-            let complete: [String] = buffer.withLock { data in
-                data.append(chunk)
-                var result: [String] = []
-                while let newline = data.firstIndex(of: 0x0a) {
-                    result.append(String(decoding: data[data.startIndex..<newline], as: UTF8.self))
-                    data.removeSubrange(data.startIndex...newline)
-                }
-                return result
-            }
-            for line in complete { self.append(line) }
-        }
-        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty { handle.readabilityHandler = nil; return }
-            self?.errorText.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-        }
-        try process.run()
-    }
-
-    private func append(_ line: String) {
-        let ready = lines.withLock { lines in
-            lines.append(line)
-            return waiters.withLock { waiters in
-                var ready: [CheckedContinuation<String?, Never>] = []
-                waiters.removeAll { waiter in
-                    guard waiter.predicate(line) else { return false }
-                    ready.append(waiter.continuation)
-                    return true
-                }
-                return ready
-            }
-        }
-        for continuation in ready { continuation.resume(returning: line) }
-    }
-
-    private func finish() {
-        finished.withLock { $0 = true }
-        let pending = waiters.withLock { waiters in
-            defer { waiters.removeAll() }
-            return waiters.map(\.continuation)
-        }
-        for continuation in pending { continuation.resume(returning: nil) }
-    }
-
-    /// Waits for the first output line satisfying `predicate` (nil when the output ends first).
-    func waitForLine(where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
-        await withCheckedContinuation { continuation in
-            let found: String?? = lines.withLock { lines in
-                if let line = lines.first(where: predicate) { return .some(line) }
-                if finished.withLock({ $0 }) { return .some(nil) }
-                waiters.withLock { $0.append((predicate, continuation)) }
-                return nil
-            }
-            if let found { continuation.resume(returning: found) }
-        }
-    }
-
-    /// Every output line so far.
-    var output: [String] { lines.withLock { $0 } }
-    /// Everything written to standard error so far.
-    var errorOutput: String { errorText.withLock { $0 } }
-
-    /// Sends SIGTERM and waits for the exit status.
-    func terminate() async -> Int32 {
-        if process.isRunning { process.terminate() }
-        return await waitForExit()
-    }
-
-    /// Waits for the process to exit.
-    func waitForExit() async -> Int32 {
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
-        _ = await waitForLine { _ in false }  // drain: returns when the output pipe closes
-        return process.terminationStatus
     }
 }
 
