@@ -102,7 +102,7 @@ let package = Package(
             name: "castctl",
             dependencies: [
                 "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
-                "CastReceiver", "ChatChannel", "CastMediaServer",
+                "CastReceiver", "ChatChannel", "CastMediaServer", "CastDiscovery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/castctl", swiftSettings: strictSettings),

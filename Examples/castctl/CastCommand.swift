@@ -32,7 +32,8 @@ struct Cast: AsyncParsableCommand {
             if let serveHost {
                 server = try await CastMediaServer.start(.init(host: serveHost, port: servePort))
             } else {
-                server = try await CastMediaServer.start(reaching: device.host, receiverPort: device.port, port: servePort)
+                let target = try await device.target()
+                server = try await CastMediaServer.start(reaching: target.host, receiverPort: target.port, port: servePort)
             }
             defer { Task { await server.shutdown() } }
             let items = try CastPlan.items(for: source, subtitles: subtitles, server: server)
