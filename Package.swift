@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "CastReceiverTests",
             dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
-                           .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+                           .product(name: "SwiftProtobuf", package: "swift-protobuf")] + nio,
             path: "Tests/CastReceiverTests"),
         .testTarget(
             name: "CastIntentsTests",
