@@ -108,7 +108,7 @@ struct CastReceiverCommand: AsyncParsableCommand {
         do {
             try await receiver.start()
         } catch {
-            FileHandle.standardError.write(Data("cast-receiver: \(error)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("cast-receiver: \(error)\n".utf8))
             throw ExitCode(1)
         }
         let boundPort = await receiver.port ?? port
@@ -137,6 +137,7 @@ struct CastReceiverCommand: AsyncParsableCommand {
 
     /// Suspends until SIGINT or SIGTERM.
     static func waitForTermination() async {
+        signal(SIGPIPE, SIG_IGN)
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let queue = DispatchQueue(label: "cast-receiver.signals")
@@ -153,8 +154,9 @@ struct CastReceiverCommand: AsyncParsableCommand {
 }
 
 /// Writes one line to standard output, unbuffered, so a driving script sees it at once.
+/// A closed pipe (the reader went away) is ignored rather than fatal.
 func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
 }
 
 /// Resumes a continuation once, from whichever signal comes first.
