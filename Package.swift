@@ -125,6 +125,7 @@ let package = Package(
         .testTarget(
             name: "CastReceiverTests",
             dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
+                           "CastMedia", "CastQueue",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf")] + nio,
             path: "Tests/CastReceiverTests"),
         .testTarget(
