@@ -96,8 +96,9 @@ struct ReceiverTLSTests {
         }
         let silent = try await connectSender(port: port)
         try await silent.connect()
-        let seen = await silent.drainUntilClosed()
-        #expect(seen.contains { $0.json?["type"] == "PING" && $0.sourceId == "Tr@n$p0rt-0" })
+        // What arrives before the close (PINGs, if the timers ran in time) depends on scheduling; the
+        // PING cadence itself is tested on a manual clock.
+        _ = await silent.drainUntilClosed()
         #expect(await receiver.violations.map(\.kind) == [.heartbeatTimeout])
         await receiver.stop()
     }
