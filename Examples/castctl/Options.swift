@@ -7,10 +7,13 @@ import Foundation
 /// Where the device is and how to talk to it.
 struct DeviceOptions: ParsableArguments {
     @Option(name: .long, help: "The device's address (IPv4, IPv6 or host name).")
-    var host: String
+    var host: String?
 
-    @Option(name: .long, help: "The device's Cast port.")
+    @Option(name: .long, help: "The device's Cast port (with --host).")
     var port: Int = 8009
+
+    @Option(name: .long, help: "The device's friendly name or UUID, found through mDNS discovery (instead of --host).")
+    var device: String?
 
     @Option(name: .long, help: "Seconds to wait for the device to answer.")
     var timeout: Double = 10
@@ -18,15 +21,40 @@ struct DeviceOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the result as JSON.")
     var json = false
 
+    @Flag(name: .long, help: "Refuse a device that device authentication does not prove genuine.")
+    var requireGenuine = false
+
+    @Option(name: .long, help: "A PEM file of extra trusted Cast roots (for test devices such as cast-receiver --credentials).")
+    var trustRoot: String?
+
     var requestTimeout: Duration { .milliseconds(Int64(timeout * 1000)) }
+
+    func validate() throws {
+        guard (host != nil) != (device != nil) else { throw ValidationError("Give exactly one of --host and --device") }
+    }
+
+    /// The host and port to connect to: `--host`, or `--device` resolved through discovery.
+    func target() async throws -> (host: String, port: Int) {
+        if let host { return (host, port) }
+        guard let device else { throw ValidationError("Give --host or --device") }
+        return try await DeviceResolver.resolve(device, timeout: .milliseconds(Int64(min(timeout, 5) * 1000)))
+    }
 
     /// Connects, starts a channel connection and runs `body`, closing the connection afterwards.
     func withConnection<T>(_ body: (CastConnection, ReceiverStatus) async throws -> T) async throws -> T {
+        let (host, port) = try await target()
         let transport = try await TLSCastTransport.connect(
             host: host, port: port, configuration: .init(connectTimeout: requestTimeout))
+        var trust = CastTrustStore.cast
+        if let trustRoot {
+            let pem = try String(contentsOfFile: trustRoot, encoding: .utf8)
+            trust = trust.merging(try CastTrustStore(deviceRootsPEM: pem))
+        }
         let connection = CastConnection(
             transport: transport,
-            configuration: .init(userAgent: "castctl", requestTimeout: requestTimeout, launchTimeout: requestTimeout * 3))
+            configuration: .init(
+                userAgent: "castctl", requestTimeout: requestTimeout, launchTimeout: requestTimeout * 3,
+                deviceAuthPolicy: requireGenuine ? .require : .report, deviceAuthTrustStore: trust))
         do {
             let status = try await connection.start()
             let result = try await body(connection, status)
