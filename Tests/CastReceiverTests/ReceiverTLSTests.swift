@@ -12,6 +12,8 @@ import Testing
 struct ReceiverTLSTests {
     func startReceiver(_ configure: (inout CastReceiverConfiguration) -> Void = { _ in }) async throws -> (CastReceiver, Int) {
         var configuration = CastReceiverConfiguration(name: "TLS TV", replyLatency: .zero)
+        // Raw test senders do not PING: keep the silence timeout out of the way on a loaded machine.
+        configuration.heartbeat.silenceTimeout = .seconds(600)
         configure(&configuration)
         let receiver = CastReceiver(configuration: configuration)
         try await receiver.start()
@@ -130,7 +132,9 @@ struct ReceiverTLSTests {
 
     @Test func advertiserFollowsTheLifecycle() async throws {
         let advertiser = RecordingAdvertiser()
-        let receiver = CastReceiver(configuration: .init(name: "Ad TV", replyLatency: .zero), advertiser: advertiser)
+        let receiver = CastReceiver(
+            configuration: .init(name: "Ad TV", replyLatency: .zero, heartbeat: .init(silenceTimeout: .seconds(600))),
+            advertiser: advertiser)
         try await receiver.start()
         let port = try #require(await receiver.port)
         let sender = try await connectSender(port: port)
