@@ -108,7 +108,8 @@ let package = Package(
             path: "Examples/castctl", swiftSettings: strictSettings),
         .executableTarget(
             name: "cast-receiver",
-            dependencies: ["CastReceiver", "CastJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            dependencies: ["CastReceiver", "CastDiscovery", "CastJSON",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/cast-receiver", exclude: ["pychromecast_smoke.py"], swiftSettings: strictSettings),
 

@@ -56,7 +56,7 @@ struct CastReceiverCommand: AsyncParsableCommand {
     @Option(help: "The device volume at start (0...1).")
     var volume = 0.5
 
-    @Flag(help: "Publish the device over mDNS (needs the CastDiscovery publisher).")
+    @Flag(help: "Publish the device over mDNS through avahi-daemon (_googlecast._tcp with a real TXT record).")
     var advertise = false
 
     @Option(help: "Append the receiver's log (connections, violations) to this file.")
@@ -77,9 +77,6 @@ struct CastReceiverCommand: AsyncParsableCommand {
             guard parts.count == 2, !parts[0].isEmpty, parts[1].hasPrefix("urn:x-cast:") else {
                 throw ValidationError("--echo-app must be APPID=urn:x-cast:NAMESPACE, got \(app)")
             }
-        }
-        if advertise {
-            throw ValidationError("--advertise needs the CastDiscovery mDNS publisher, which this build does not include yet")
         }
     }
 
@@ -103,7 +100,8 @@ struct CastReceiverCommand: AsyncParsableCommand {
             heartbeat: CastReceiverHeartbeat(silenceTimeout: .milliseconds(Int(heartbeatTimeout * 1000))),
             isBrokenContent: { url in brokenParts.contains { url.contains($0) } },
             apps: apps, volumeLevel: volume)
-        let receiver = CastReceiver(configuration: configuration, logger: logger)
+        let receiver = CastReceiver(
+            configuration: configuration, advertiser: advertise ? AvahiAdvertiser() : nil, logger: logger)
         let waitForTermination = Self.installTerminationHandlers()
         do {
             try await receiver.start()
