@@ -108,9 +108,10 @@ let package = Package(
             path: "Examples/castctl", swiftSettings: strictSettings),
         .executableTarget(
             name: "cast-receiver",
-            dependencies: ["CastReceiver", "CastJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            dependencies: ["CastReceiver", "CastDiscovery", "CastJSON",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
-            path: "Examples/cast-receiver", swiftSettings: strictSettings),
+            path: "Examples/cast-receiver", exclude: ["pychromecast_smoke.py"], swiftSettings: strictSettings),
 
         // MARK: Tests (one target per module)
         .testTarget(
@@ -141,7 +142,8 @@ let package = Package(
         .testTarget(
             name: "CastReceiverTests",
             dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
-                           .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+                           "CastMedia", "CastQueue",
+                           .product(name: "SwiftProtobuf", package: "swift-protobuf")] + nio,
             path: "Tests/CastReceiverTests"),
         .testTarget(
             name: "CastIntentsTests",
