@@ -77,7 +77,8 @@ let package = Package(
             path: "Modules/CastDiscovery", swiftSettings: strictSettings),
         .target(
             name: "CastReceiver",
-            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastDiscovery",
+            dependencies: ["CastTransport", "CastChannels", "CastJSON",
+                           .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "Logging", package: "swift-log")] + nio,
             path: "Modules/CastReceiver", swiftSettings: strictSettings),
         .target(
@@ -102,6 +103,13 @@ let package = Package(
             ],
             path: "Examples/castctl", swiftSettings: strictSettings),
 
+        // MARK: Examples
+        .executableTarget(
+            name: "cast-receiver",
+            dependencies: ["CastReceiver", "CastJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Examples/cast-receiver", swiftSettings: strictSettings),
+
         // MARK: Tests (one target per module)
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
@@ -116,7 +124,11 @@ let package = Package(
         .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport"], path: "Tests/CastMediaTests"),
         .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport"], path: "Tests/CastQueueTests"),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryTests"),
-        .testTarget(name: "CastReceiverTests", dependencies: ["CastReceiver", "CastChannels"], path: "Tests/CastReceiverTests"),
+        .testTarget(
+            name: "CastReceiverTests",
+            dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
+                           .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            path: "Tests/CastReceiverTests"),
         .testTarget(
             name: "CastIntentsTests",
             dependencies: ["CastIntents", "castintents-durability-child", .product(name: "GRDB", package: "GRDB.swift")],

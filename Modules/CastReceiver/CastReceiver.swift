@@ -1,0 +1,316 @@
+import CastJSON
+import CastTransport
+import Foundation
+import Logging
+
+/// An emulated Google Cast device: strict like real hardware, for tests and demos without hardware.
+///
+/// It runs the Default Media Receiver (with queues and a simulated playback clock), the Backdrop idle
+/// app on video devices, custom apps with their own namespaces, and the multizone status of a group.
+/// It answers what a real device answers, drops what a real device drops, and records every sender
+/// mistake in ``violations``.
+///
+/// ```swift
+/// let receiver = CastReceiver(configuration: .init(name: "Living Room TV"))
+/// try await receiver.start()              // TLS on 127.0.0.1, a free port
+/// let port = await receiver.port!
+/// // … drive it with any Cast sender …
+/// #expect(await receiver.violations.isEmpty)
+/// await receiver.stop()
+/// ```
+///
+/// Tests that need no sockets can hand it any ``CastTransport`` with ``accept(_:)``, for example one
+/// end of an `InMemoryCastTransport.pair()`.
+public actor CastReceiver {
+    /// The device description this receiver was created with.
+    public nonisolated let configuration: CastReceiverConfiguration
+
+    private enum Phase { case idle, running, stopped }
+
+    private struct Connection {
+        var transport: any CastTransport
+        var outbox: AsyncStream<Outgoing>.Continuation
+        var tasks: [Task<Void, Never>]
+    }
+
+    private enum Outgoing: Sendable {
+        case message(CastMessage, due: Duration)
+        case close
+    }
+
+    private var engine: ReceiverEngine
+    private let clock: ElapsedClock
+    private let advertiser: (any CastReceiverAdvertiser)?
+    private let logger: Logger
+    private var phase = Phase.idle
+    private var connections: [Int: Connection] = [:]
+    private var nextSocket = 1
+    private var timerTask: Task<Void, Never>?
+    private var armedDeadline: Duration?
+    private var listener: (any CastReceiverListener)?
+    private var acceptTask: Task<Void, Never>?
+    private var advertisedStatus: String?
+    private var boundPort: Int?
+
+    /// Creates a receiver. Nothing listens until ``start()``; ``accept(_:)`` works at once.
+    /// - Parameters:
+    ///   - configuration: the device and its behaviour.
+    ///   - advertiser: publishes the device over mDNS when given (see ``CastReceiverAdvertiser``).
+    ///   - logger: where the receiver logs connections and violations.
+    public init(
+        configuration: CastReceiverConfiguration = CastReceiverConfiguration(),
+        advertiser: (any CastReceiverAdvertiser)? = nil,
+        logger: Logger = Logger(label: "castor.receiver")
+    ) {
+        self.configuration = configuration
+        self.engine = ReceiverEngine(settings: ReceiverEngine.Settings(configuration))
+        self.clock = ElapsedClock(configuration.clock)
+        self.advertiser = advertiser
+        self.logger = logger
+    }
+
+    // MARK: State for tests and tools
+
+    /// Every sender mistake seen so far, in order.
+    public var violations: [CastReceiverViolation] { engine.violations }
+
+    /// The TCP port the receiver listens on, once started.
+    public var port: Int? { boundPort }
+
+    /// How many sender sockets are open.
+    public var connectionCount: Int { connections.count }
+
+    /// The current RECEIVER_STATUS `status` object, as a GET_STATUS would report it.
+    public var receiverStatus: JSONValue {
+        catchUp()
+        return engine.receiverStatusBody
+    }
+
+    /// The current MEDIA_STATUS `status` array of the running media app (`nil` when no media app runs).
+    public var mediaStatus: JSONValue? {
+        catchUp()
+        guard let media = engine.app?.media else { return nil }
+        return media.status(requestId: 0, at: clock.now())["status"]
+    }
+
+    /// The advertisement the device publishes (TXT record with the current `rs`), once it listens.
+    public var advertisement: CastReceiverAdvertisement? {
+        guard let boundPort else { return nil }
+        return CastReceiverAdvertisement(
+            configuration: configuration, port: boundPort, runningAppStatus: engine.runningAppStatusText)
+    }
+
+    /// Changes a group member's volume, as if set on the speaker itself, and broadcasts DEVICE_UPDATED.
+    /// - Returns: `false` when the group has no member with that id.
+    @discardableResult
+    public func setMemberVolume(id: UUID, level: Double? = nil, muted: Bool? = nil) -> Bool {
+        catchUp()
+        let (found, actions) = engine.updateMember(id: id, level: level, muted: muted)
+        perform(actions)
+        return found
+    }
+
+    // MARK: Lifecycle
+
+    /// Listens for senders over TLS on the configured host and port, and starts the advertiser.
+    /// - Throws: ``CastReceiverError`` (`.alreadyStarted`, `.listenFailed`, `.advertiseFailed`).
+    public func start() async throws(CastReceiverError) {
+        guard phase == .idle else {
+            throw CastReceiverError(code: .alreadyStarted, message: "The receiver was already started")
+        }
+        phase = .running
+        let listener: any CastReceiverListener
+        do {
+            listener = try await TLSReceiverListener.listen(host: configuration.host, port: configuration.port)
+        } catch {
+            phase = .stopped
+            throw CastReceiverError(
+                code: .listenFailed, message: "Cannot listen on \(configuration.host):\(configuration.port)", cause: error)
+        }
+        self.listener = listener
+        boundPort = listener.port
+        let connections = listener.connections
+        acceptTask = Task { [weak self] in
+            for await transport in connections {
+                guard let self else {
+                    await transport.close()
+                    return
+                }
+                await self.accept(transport)
+            }
+        }
+        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(listener.port)"])
+        if let advertiser, let advertisement {
+            do {
+                try await advertiser.start(advertisement)
+                advertisedStatus = advertisement.txt["rs"]
+            } catch {
+                await stop()
+                throw CastReceiverError(code: .advertiseFailed, message: "Cannot advertise the device", cause: error)
+            }
+        }
+    }
+
+    /// Stops listening, closes every sender socket and withdraws the advertisement. Idempotent.
+    public func stop() async {
+        guard phase != .stopped else { return }
+        let wasAdvertised = phase == .running && advertisedStatus != nil
+        phase = .stopped
+        acceptTask?.cancel()
+        acceptTask = nil
+        timerTask?.cancel()
+        timerTask = nil
+        armedDeadline = nil
+        if let listener { await listener.close() }
+        listener = nil
+        let open = connections
+        connections = [:]
+        for (socket, connection) in open {
+            engine.closed(socket: socket)
+            connection.outbox.finish()
+            for task in connection.tasks { task.cancel() }
+            await connection.transport.close()
+        }
+        if wasAdvertised, let advertiser { await advertiser.stop() }
+    }
+
+    /// Serves one sender over `transport` (a TLS socket accepted elsewhere, or an in-memory transport).
+    /// The receiver owns the transport from now on and closes it when it drops the sender.
+    public func accept(_ transport: any CastTransport) {
+        guard phase != .stopped else {
+            Task { await transport.close() }
+            return
+        }
+        catchUp()
+        let socket = nextSocket
+        nextSocket += 1
+        engine.open(socket: socket, now: clock.now())
+        let (outbox, continuation) = AsyncStream.makeStream(of: Outgoing.self)
+        let latency = configuration.replyLatency
+        let clock = self.clock
+        let writer = Task { [weak self] in
+            for await item in outbox {
+                switch item {
+                case .message(let message, let due):
+                    if latency > .zero { try? await clock.sleep(due) }
+                    do {
+                        try await transport.send(message)
+                    } catch {
+                        await self?.transportEnded(socket: socket, error: error)
+                        return
+                    }
+                case .close:
+                    await transport.close()
+                    return
+                }
+            }
+        }
+        let reader = Task { [weak self] in
+            do {
+                for try await message in transport.inbound {
+                    guard let self else { return }
+                    await self.handle(message, from: socket)
+                }
+                await self?.transportEnded(socket: socket, error: nil)
+            } catch {
+                await self?.transportEnded(socket: socket, error: error)
+            }
+        }
+        connections[socket] = Connection(transport: transport, outbox: continuation, tasks: [writer, reader])
+        logger.debug("sender connected", metadata: ["socket": "\(socket)", "peer": "\(transport.peerDescription)"])
+        rearm()
+    }
+
+    // MARK: Driving the state machine
+
+    private func handle(_ message: CastMessage, from socket: Int) {
+        guard connections[socket] != nil else { return }
+        let before = engine.violations.count
+        perform(engine.receive(message, from: socket, now: clock.now()))
+        logNewViolations(since: before)
+        rearm()
+        refreshAdvertisement()
+    }
+
+    private func transportEnded(socket: Int, error: (any Error)?) {
+        guard let connection = connections[socket] else { return }
+        if let error = error as? CastTransportError,
+            [.frameTooLarge, .emptyFrame, .malformedMessage].contains(error.code)
+        {
+            let before = engine.violations.count
+            perform(engine.invalidFrame(socket: socket, reason: error.message))
+            logNewViolations(since: before)
+        } else {
+            engine.closed(socket: socket)
+            connections[socket] = nil
+            connection.outbox.finish()
+            Task { await connection.transport.close() }
+            logger.debug("sender disconnected", metadata: ["socket": "\(socket)"])
+        }
+        rearm()
+    }
+
+    /// Runs timers that are due (the timer task may not have run yet) so reads see current state.
+    private func catchUp() {
+        guard phase != .stopped else { return }
+        perform(engine.tick(now: clock.now()))
+    }
+
+    private func perform(_ actions: [ReceiverAction]) {
+        let now = clock.now()
+        for action in actions {
+            switch action {
+            case .send(let socket, let message):
+                connections[socket]?.outbox.yield(.message(message, due: now + configuration.replyLatency))
+            case .close(let socket):
+                guard let connection = connections.removeValue(forKey: socket) else { continue }
+                connection.outbox.yield(.close)
+                connection.outbox.finish()
+                logger.debug("sender dropped", metadata: ["socket": "\(socket)"])
+            }
+        }
+    }
+
+    private func logNewViolations(since count: Int) {
+        for violation in engine.violations.dropFirst(count) {
+            logger.notice("violation", metadata: ["detail": "\(violation)"])
+        }
+    }
+
+    /// Makes sure a timer task wakes at the engine's next deadline (a timer that fires early just re-arms).
+    private func rearm() {
+        guard phase != .stopped, let deadline = engine.nextDeadline else { return }
+        if let armed = armedDeadline, armed <= deadline, timerTask != nil { return }
+        timerTask?.cancel()
+        armedDeadline = deadline
+        let clock = self.clock
+        timerTask = Task { [weak self] in
+            do {
+                try await clock.sleep(deadline)
+            } catch {
+                return
+            }
+            await self?.timerFired()
+        }
+    }
+
+    private func timerFired() {
+        timerTask = nil
+        armedDeadline = nil
+        guard phase != .stopped else { return }
+        let before = engine.violations.count
+        perform(engine.tick(now: clock.now()))
+        logNewViolations(since: before)
+        rearm()
+        refreshAdvertisement()
+    }
+
+    /// Republishes the TXT record when the running app's status text changed.
+    private func refreshAdvertisement() {
+        guard let advertiser, let advertisedStatus, let advertisement,
+            advertisement.txt["rs"] != advertisedStatus
+        else { return }
+        self.advertisedStatus = advertisement.txt["rs"]
+        Task { await advertiser.update(advertisement) }
+    }
+}

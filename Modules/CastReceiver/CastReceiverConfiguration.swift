@@ -1,0 +1,81 @@
+import Foundation
+
+/// Everything that describes an emulated Cast device and how strict and fast it is.
+public struct CastReceiverConfiguration: Sendable {
+    /// The friendly name (`fn` in the TXT record, "Living Room TV").
+    public var name: String
+    /// The model name (`md`, "Chromecast").
+    public var model: String
+    /// The device id (`id`, 32 hex digits on the wire).
+    public var id: UUID
+    /// Video device, audio device or group.
+    public var kind: CastReceiverDeviceKind
+    /// The address to listen on; loopback by default.
+    public var host: String
+    /// The TCP port; 0 picks a free port (read it back from ``CastReceiver/port``).
+    public var port: Int
+    /// The clock every timer runs on (heartbeat, playback, reply latency).
+    public var clock: any Clock<Duration>
+    /// How long the receiver waits before writing each reply, like a device on a LAN.
+    ///
+    /// Some senders (pychromecast) write to their TLS socket from two threads; an answer that
+    /// arrives within microseconds can race their second write. A few milliseconds avoids that.
+    public var replyLatency: Duration
+    /// Heartbeat timings.
+    public var heartbeat: CastReceiverHeartbeat
+    /// Content the device fails to play: LOAD of a matching URL (`contentUrl`, else `contentId`)
+    /// fails with `LOAD_FAILED` and `detailedErrorCode` 104 (MEDIA_SRC_NOT_SUPPORTED).
+    public var isBrokenContent: @Sendable (String) -> Bool
+    /// Custom apps senders can launch, besides the built-in ones.
+    public var apps: [CastReceiverApp]
+    /// The device volume at start, 0…1.
+    public var volumeLevel: Double
+    /// How the device volume is controlled.
+    public var volumeControl: CastReceiverVolumeControl
+    /// The seed of the queue shuffler; `nil` for a random seed.
+    public var shuffleSeed: UInt64?
+    /// The Cast protocol version advertised as `ve`.
+    public var protocolVersion: Int
+
+    /// Creates a configuration; every parameter has a realistic default.
+    public init(
+        name: String = "Castor Receiver", model: String? = nil, id: UUID = UUID(),
+        kind: CastReceiverDeviceKind = .video, host: String = "127.0.0.1", port: Int = 0,
+        clock: any Clock<Duration> = ContinuousClock(), replyLatency: Duration = .milliseconds(5),
+        heartbeat: CastReceiverHeartbeat = CastReceiverHeartbeat(),
+        isBrokenContent: @escaping @Sendable (String) -> Bool = { _ in false },
+        apps: [CastReceiverApp] = [], volumeLevel: Double = 0.5,
+        volumeControl: CastReceiverVolumeControl = .attenuation, shuffleSeed: UInt64? = nil,
+        protocolVersion: Int = 5
+    ) {
+        self.name = name
+        self.model = model ?? (kind.isGroup ? "Google Cast Group" : kind.hasVideoOutput ? "Chromecast" : "Chromecast Audio")
+        self.id = id
+        self.kind = kind
+        self.host = host
+        self.port = port
+        self.clock = clock
+        self.replyLatency = replyLatency
+        self.heartbeat = heartbeat
+        self.isBrokenContent = isBrokenContent
+        self.apps = apps
+        self.volumeLevel = volumeLevel
+        self.volumeControl = volumeControl
+        self.shuffleSeed = shuffleSeed
+        self.protocolVersion = protocolVersion
+    }
+}
+
+/// The receiver's side of the heartbeat.
+public struct CastReceiverHeartbeat: Sendable, Hashable {
+    /// How often the receiver PINGs each sender (from `Tr@n$p0rt-0`).
+    public var pingInterval: Duration
+    /// How long a socket may stay silent (no inbound message at all) before it is dropped.
+    public var silenceTimeout: Duration
+
+    /// Real-device timings: PING every 5 s, drop after 20 s of silence.
+    public init(pingInterval: Duration = .seconds(5), silenceTimeout: Duration = .seconds(20)) {
+        self.pingInterval = pingInterval
+        self.silenceTimeout = silenceTimeout
+    }
+}

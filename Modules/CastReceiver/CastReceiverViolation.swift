@@ -1,0 +1,70 @@
+/// Something a sender did that a real Cast device would not accept.
+///
+/// The emulated receiver is strict: it drops or refuses what a real device drops or refuses,
+/// and records each case here so tests can assert that a sender behaves (an empty log) or
+/// that a misbehaving sender was caught.
+public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible {
+    /// The kind of violation, for matching.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable {
+            case notConnected, unknownNamespace, malformedPayload, missingRequestId
+            case invalidConnect, unexpectedMessage, invalidFrame, heartbeatTimeout, unsupportedAuthMessage
+        }
+        private let base: Base
+        /// A non-transport message on a virtual connection that was never opened with CONNECT
+        /// (or was closed since); the message was dropped.
+        public static let notConnected = Kind(base: .notConnected)
+        /// A message on a namespace the destination does not listen on; dropped.
+        public static let unknownNamespace = Kind(base: .unknownNamespace)
+        /// A payload that is not a JSON object with a string `type` (or binary where JSON is required).
+        public static let malformedPayload = Kind(base: .malformedPayload)
+        /// A request without an integer `requestId`; ignored, as real devices do.
+        public static let missingRequestId = Kind(base: .missingRequestId)
+        /// A CONNECT the receiver could not accept (wildcard ids, bad `connType`, unknown destination).
+        public static let invalidConnect = Kind(base: .invalidConnect)
+        /// A well-formed message of a type the namespace does not define for senders.
+        public static let unexpectedMessage = Kind(base: .unexpectedMessage)
+        /// A frame that is oversized, empty or not a CastMessage; the socket was closed.
+        public static let invalidFrame = Kind(base: .invalidFrame)
+        /// The sender stayed silent longer than the heartbeat timeout; the socket was closed.
+        public static let heartbeatTimeout = Kind(base: .heartbeatTimeout)
+        /// A device-authentication message that is not a well-formed challenge; ignored.
+        public static let unsupportedAuthMessage = Kind(base: .unsupportedAuthMessage)
+        /// The kind's name.
+        public var description: String { base.rawValue }
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// A human-readable explanation.
+    public var message: String
+    /// The receiver's number for the sender's socket (1 for the first accepted socket, and so on).
+    public var connection: Int
+    /// The namespace of the offending message, when there was one.
+    public var namespace: String?
+    /// The envelope source id of the offending message, when there was one.
+    public var sourceId: String?
+    /// The envelope destination id of the offending message, when there was one.
+    public var destinationId: String?
+
+    /// Creates a violation record.
+    public init(
+        kind: Kind, message: String, connection: Int,
+        namespace: String? = nil, sourceId: String? = nil, destinationId: String? = nil
+    ) {
+        self.kind = kind
+        self.message = message
+        self.connection = connection
+        self.namespace = namespace
+        self.sourceId = sourceId
+        self.destinationId = destinationId
+    }
+
+    /// `[kind] socket N sourceId→destinationId namespace: message`.
+    public var description: String {
+        var text = "[\(kind)] socket \(connection)"
+        if let sourceId, let destinationId { text += " \(sourceId)→\(destinationId)" }
+        if let namespace { text += " \(namespace)" }
+        return text + ": " + message
+    }
+}

@@ -1,0 +1,37 @@
+import CastJSON
+import CastTransport
+import Foundation
+
+/// The state machines work on the transport's messages directly.
+typealias Envelope = CastMessage
+
+/// Well-known namespaces and endpoint ids.
+enum Wire {
+    static let connection = "urn:x-cast:com.google.cast.tp.connection"
+    static let heartbeat = "urn:x-cast:com.google.cast.tp.heartbeat"
+    static let deviceAuth = "urn:x-cast:com.google.cast.tp.deviceauth"
+    static let receiver = "urn:x-cast:com.google.cast.receiver"
+    static let media = "urn:x-cast:com.google.cast.media"
+    static let multizone = "urn:x-cast:com.google.cast.multizone"
+    static let transportPrefix = "urn:x-cast:com.google.cast.tp."
+
+    static let platformId = "receiver-0"
+    static let heartbeatId = "Tr@n$p0rt-0"
+    static let broadcastId = "*"
+}
+
+/// What the state machine asks the I/O shell to do.
+enum ReceiverAction: Sendable, Hashable {
+    /// Write this message on that socket.
+    case send(socket: Int, Envelope)
+    /// Close that socket (after writing what was queued before).
+    case close(socket: Int)
+}
+
+extension Duration {
+    /// The duration in seconds as a `Double`.
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,184 @@
+import CastJSON
+
+/// The media namespace of the Default Media Receiver, as a pure state machine.
+///
+/// It keeps what senders loaded as raw JSON and echoes it, assigns `mediaSessionId`s and `itemId`s,
+/// runs a simulated playback clock (engine time passed in as `now`), and produces the messages a real
+/// device sends: MEDIA_STATUS (with only the previous, current and next queue items), QUEUE_CHANGE,
+/// QUEUE_ITEM_IDS, QUEUE_ITEMS and the error types of the reference.
+struct MediaPlayerModel: Sendable {
+    /// `supportedMediaCommands` of the current DMR without queue navigation (ALL_BASIC_MEDIA | STREAM_TRANSFER).
+    static let baseCommands = 274_447
+    static let queueNextCommand = 64
+    static let queuePrevCommand = 128
+    /// GET_STATUS `options` bits.
+    static let noMetadata = 1
+    static let noQueueItems = 2
+
+    var isBroken: @Sendable (String) -> Bool
+    var random: SplitMix64
+    var session: MediaSessionState?
+    var nextMediaSessionId = 1
+    var nextItemId = 1
+    var volumeLevel = 1.0
+    var isMuted = false
+
+    init(isBroken: @escaping @Sendable (String) -> Bool, seed: UInt64) {
+        self.isBroken = isBroken
+        self.random = SplitMix64(seed: seed)
+    }
+
+    // MARK: Status
+
+    /// A MEDIA_STATUS message.
+    func mediaStatus(requestId: Int, entries: [JSONValue]) -> JSONValue {
+        ["type": "MEDIA_STATUS", "requestId": JSONValue(requestId), "status": .array(entries)]
+    }
+
+    /// A MEDIA_STATUS for the current state (`status: []` without a media session).
+    func status(requestId: Int, at now: Duration, options: Int = 0) -> JSONValue {
+        guard let session else { return mediaStatus(requestId: requestId, entries: []) }
+        return mediaStatus(requestId: requestId, entries: [entry(session, at: now, options: options)])
+    }
+
+    var streamVolume: JSONValue { ["level": JSONValue(volumeLevel), "muted": JSONValue(isMuted)] }
+
+    func supportedCommands(_ session: MediaSessionState) -> Int {
+        var commands = Self.baseCommands
+        if session.index(jumping: 1) != nil { commands |= Self.queueNextCommand }
+        if session.index(jumping: -1) != nil { commands |= Self.queuePrevCommand }
+        return commands
+    }
+
+    /// The status entry of a live session.
+    func entry(_ session: MediaSessionState, at now: Duration, options: Int = 0) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "mediaSessionId": JSONValue(session.mediaSessionId),
+            "playbackRate": JSONValue(session.playbackRate),
+            "playerState": .string(session.playerState),
+            "currentTime": JSONValue(session.currentTime(at: now)),
+            "supportedMediaCommands": JSONValue(supportedCommands(session)),
+            "volume": streamVolume,
+            "repeatMode": .string(session.repeatMode.rawValue),
+            "currentItemId": JSONValue(session.currentItemId),
+        ]
+        var media = session.currentItem.media
+        if options & Self.noMetadata != 0 { media["metadata"] = nil }
+        members["media"] = .object(media)
+        if options & Self.noQueueItems == 0 {
+            let index = session.currentIndex
+            let window = max(0, index - 1)...min(session.items.count - 1, index + 1)
+            members["items"] = .array(session.items[window].map(\.json))
+        }
+        if let active = session.activeTrackIds { members["activeTrackIds"] = .array(active.map { JSONValue($0) }) }
+        if let preloaded = session.preloadedItemId { members["preloadedItemId"] = JSONValue(preloaded) }
+        if var queueData = session.queueData {
+            queueData["repeatMode"] = .string(session.repeatMode.rawValue)
+            members["queueData"] = .object(queueData)
+        }
+        if let customData = session.customData { members["customData"] = customData }
+        return .object(members)
+    }
+
+    /// The entry of a session that just ended: IDLE with a reason, no media and no items.
+    func idleEntry(_ session: MediaSessionState, reason: String, at now: Duration) -> JSONValue {
+        [
+            "mediaSessionId": JSONValue(session.mediaSessionId),
+            "playbackRate": JSONValue(session.playbackRate),
+            "playerState": "IDLE",
+            "idleReason": .string(reason),
+            "currentTime": JSONValue(reason == "FINISHED" ? 0 : session.currentTime(at: now)),
+            "supportedMediaCommands": JSONValue(Self.baseCommands),
+            "volume": streamVolume,
+            "currentItemId": JSONValue(session.currentItemId),
+        ]
+    }
+
+    // MARK: Time
+
+    /// The next instant at which playback changes on its own (an item ends, the next one preloads).
+    var nextDeadline: Duration? {
+        guard let session else { return nil }
+        return [session.endInstant, session.preloadInstant].compactMap { $0 }.min()
+    }
+
+    /// Plays the simulated clock forward to `now`: items end, the next ones autoplay or preload,
+    /// the end of the queue finishes the session. Each change is broadcast with `requestId` 0.
+    mutating func advance(to now: Duration) -> [AppOutput] {
+        var outputs: [AppOutput] = []
+        var steps = 0
+        while let session, steps < 10_000 {
+            steps += 1
+            let end = session.endInstant.flatMap { $0 <= now ? $0 : nil }
+            let preload = session.preloadInstant.flatMap { $0 <= now ? $0 : nil }
+            if let preload, end.map({ preload <= $0 }) ?? true {
+                var updated = session
+                updated.preloadedItemId = updated.items[updated.autoAdvanceIndex!].itemId
+                self.session = updated
+                outputs.append(.broadcast(status(requestId: 0, at: preload)))
+            } else if let end {
+                outputs += finishItem(at: end)
+            } else {
+                break
+            }
+        }
+        return outputs
+    }
+
+    /// The current item played to its end at `instant`.
+    private mutating func finishItem(at instant: Duration) -> [AppOutput] {
+        guard var session else { return [] }
+        session.position = session.currentItem.duration ?? session.position
+        session.anchor = instant
+        guard var next = session.autoAdvanceIndex else {
+            self.session = nil
+            return [.broadcast(mediaStatus(requestId: 0, entries: [idleEntry(session, reason: "FINISHED", at: instant)]))]
+        }
+        var outputs: [AppOutput] = []
+        if next == 0, session.currentIndex == session.items.count - 1, session.repeatMode == .allAndShuffle {
+            let current = session.currentItemId
+            session.items.shuffle(using: &random)
+            if session.items.count > 1, session.items[0].itemId == current { session.items.swapAt(0, 1) }
+            next = 0
+            outputs.append(.broadcast(queueChange(requestId: 0, type: "UPDATE", itemIds: session.items.map(\.itemId))))
+        }
+        self.session = session
+        return outputs + move(to: next, at: instant, requestId: 0, position: nil)
+    }
+
+    /// Makes the item at `index` current, starting at `position` (else its `startTime`), and broadcasts it.
+    mutating func move(to index: Int, at now: Duration, requestId: Int, position: Double?) -> [AppOutput] {
+        guard var session else { return [] }
+        let item = session.items[index]
+        if isBroken(item.url) {
+            self.session = nil
+            let failure = loadFailed(requestId: requestId, itemId: item.itemId)
+            return [
+                requestId == 0 ? .broadcast(failure) : .reply(failure),
+                .broadcast(mediaStatus(requestId: 0, entries: [])),
+            ]
+        }
+        session.currentItemId = item.itemId
+        session.position = position ?? item.startTime
+        if let duration = item.duration { session.position = min(session.position, duration) }
+        session.anchor = now
+        session.playerState = item.autoplay ? "PLAYING" : "PAUSED"
+        session.activeTrackIds = item.activeTrackIds
+        session.preloadedItemId = nil
+        self.session = session
+        return [.broadcast(status(requestId: requestId, at: now))]
+    }
+
+    func loadFailed(requestId: Int, itemId: Int) -> JSONValue {
+        ["type": "LOAD_FAILED", "requestId": JSONValue(requestId), "detailedErrorCode": 104, "itemId": JSONValue(itemId)]
+    }
+
+    func queueChange(requestId: Int, type: String, itemIds: [Int], extra: [String: JSONValue] = [:]) -> JSONValue {
+        var members = extra
+        members["type"] = "QUEUE_CHANGE"
+        members["requestId"] = JSONValue(requestId)
+        members["changeType"] = .string(type)
+        members["itemIds"] = .array(itemIds.map { JSONValue($0) })
+        return .object(members)
+    }
+}

@@ -1,0 +1,184 @@
+import CastJSON
+
+extension ReceiverEngine {
+    /// Handles one message a sender's socket delivered at `now`.
+    mutating func receive(_ message: Envelope, from socket: Int, now: Duration) -> [ReceiverAction] {
+        runTimersBeforeInput(now: now)
+        guard var state = sockets[socket] else { return drain() }
+        state.lastInbound = now
+        if message.namespace != Wire.deviceAuth, state.nextPing == nil {
+            state.nextPing = now + settings.heartbeat.pingInterval
+        }
+        sockets[socket] = state
+
+        switch message.namespace {
+        case Wire.heartbeat: handleHeartbeat(message, socket: socket)
+        case Wire.connection: handleConnection(message, socket: socket)
+        case Wire.deviceAuth: handleDeviceAuth(message, socket: socket, now: now)
+        default:
+            if message.namespace.hasPrefix(Wire.transportPrefix) {
+                record(.unknownNamespace, "unknown transport namespace; dropped", socket: socket, envelope: message)
+            } else {
+                route(message, socket: socket, now: now)
+            }
+        }
+        return drain()
+    }
+
+    private mutating func runTimersBeforeInput(now: Duration) {
+        let due = tick(now: now)
+        actions = due
+    }
+
+    /// A JSON object with a string `type`, or a recorded violation.
+    mutating func parseTyped(_ message: Envelope, socket: Int) -> (type: String, fields: RequestFields)? {
+        guard case .string = message.payload else {
+            record(.malformedPayload, "binary payload on a JSON namespace; dropped", socket: socket, envelope: message)
+            return nil
+        }
+        guard let object = message.json?.objectValue, let type = object["type"]?.stringValue else {
+            record(.malformedPayload, "payload is not a JSON object with a string \"type\"; dropped", socket: socket, envelope: message)
+            return nil
+        }
+        return (type, RequestFields(object))
+    }
+
+    /// The `requestId` of a request, or a recorded violation (real devices ignore such requests).
+    mutating func requestId(_ fields: RequestFields, _ message: Envelope, socket: Int) -> Int? {
+        guard let id = fields.members["requestId"]?.intValue else {
+            record(.missingRequestId, "request without an integer requestId; ignored", socket: socket, envelope: message)
+            return nil
+        }
+        return id
+    }
+
+    // MARK: Heartbeat
+
+    private mutating func handleHeartbeat(_ message: Envelope, socket: Int) {
+        guard let (type, _) = parseTyped(message, socket: socket) else { return }
+        switch type {
+        case "PING":
+            actions.append(send(["type": "PONG"], from: message.destinationId, to: message.sourceId,
+                                namespace: Wire.heartbeat, socket: socket))
+        case "PONG":
+            break
+        default:
+            record(.unexpectedMessage, "heartbeat message of type \(type); dropped", socket: socket, envelope: message)
+        }
+    }
+
+    // MARK: Virtual connections
+
+    private mutating func handleConnection(_ message: Envelope, socket: Int) {
+        guard let (type, fields) = parseTyped(message, socket: socket) else { return }
+        let connection = VirtualConnection(local: message.destinationId, peer: message.sourceId)
+        switch type {
+        case "CONNECT":
+            if message.sourceId == Wire.broadcastId || message.destinationId == Wire.broadcastId {
+                record(.invalidConnect, "CONNECT with a wildcard id; ignored", socket: socket, envelope: message)
+                return
+            }
+            let isKnownEndpoint = message.destinationId == Wire.platformId || message.destinationId == app?.transportId
+            let connType = fields.members["connType"]
+            let validType = connType == nil || connType.flatMap(\.intValue).map { (0...2).contains($0) } == true
+            guard isKnownEndpoint, validType else {
+                record(.invalidConnect,
+                       isKnownEndpoint ? "CONNECT with an invalid connType; closed" : "CONNECT to an endpoint that does not exist; closed",
+                       socket: socket, envelope: message)
+                actions.append(send(["type": "CLOSE"], from: message.destinationId, to: message.sourceId,
+                                    namespace: Wire.connection, socket: socket))
+                return
+            }
+            sockets[socket]?.connections[connection] = .object(fields.members)
+            if let version = negotiatedVersion(fields) {
+                actions.append(send(["type": "CONNECTED", "protocolVersion": JSONValue(version)],
+                                    from: message.destinationId, to: message.sourceId,
+                                    namespace: Wire.connection, socket: socket))
+            }
+        case "CLOSE":
+            sockets[socket]?.connections[connection] = nil
+        default:
+            record(.unexpectedMessage, "connection message of type \(type); dropped", socket: socket, envelope: message)
+        }
+    }
+
+    /// The highest protocol version (0…3) offered by a CONNECT, when it offers any.
+    private func negotiatedVersion(_ fields: RequestFields) -> Int? {
+        var offered: [Int] = []
+        if let single = fields.members["protocolVersion"]?.intValue { offered.append(single) }
+        if let list = fields.members["protocolVersionList"]?.arrayValue { offered += list.compactMap(\.intValue) }
+        guard fields.has("protocolVersion") || fields.has("protocolVersionList") else { return nil }
+        return offered.filter { (0...3).contains($0) }.max() ?? 0
+    }
+
+    // MARK: Application namespaces
+
+    private mutating func route(_ message: Envelope, socket: Int, now: Duration) {
+        let connection = VirtualConnection(local: message.destinationId, peer: message.sourceId)
+        guard sockets[socket]?.connections[connection] != nil else {
+            record(.notConnected, "message on a virtual connection that was never opened with CONNECT; dropped",
+                   socket: socket, envelope: message)
+            return
+        }
+        if message.destinationId == Wire.platformId {
+            switch message.namespace {
+            case Wire.receiver: handleReceiver(message, socket: socket, now: now)
+            case Wire.multizone: handleMultizone(message, socket: socket)
+            default:
+                record(.unknownNamespace, "receiver-0 does not listen on this namespace; dropped", socket: socket, envelope: message)
+            }
+            return
+        }
+        guard var running = app, running.transportId == message.destinationId else {
+            record(.notConnected, "the destination app is no longer running; dropped", socket: socket, envelope: message)
+            return
+        }
+        guard running.descriptor.namespaces.contains(message.namespace) else {
+            record(.unknownNamespace, "the app does not listen on this namespace; dropped", socket: socket, envelope: message)
+            return
+        }
+        switch running.descriptor.behaviour {
+        case .mediaReceiver where message.namespace == Wire.media:
+            guard var media = running.media, let (type, fields) = parseTyped(message, socket: socket),
+                let requestId = requestId(fields, message, socket: socket)
+            else { return }
+            let outputs = media.handle(type: type, request: fields, requestId: requestId, now: now)
+            running.media = media
+            app = running
+            deliver(outputs, app: running, namespace: Wire.media, requester: (socket, message.sourceId))
+            // A command may have moved playback to an instant that is already due (a SEEK to the end).
+            if let due = running.media?.nextDeadline, due <= now {
+                let follow = media.advance(to: now)
+                running.media = media
+                app = running
+                deliver(follow, app: running, namespace: Wire.media, requester: nil)
+            }
+        case .custom(let handler):
+            guard case .string(let text) = message.payload else {
+                record(.malformedPayload, "binary payload on an app namespace; dropped", socket: socket, envelope: message)
+                return
+            }
+            let responses = handler.handle(CastReceiverAppMessage(
+                namespace: message.namespace, senderId: message.sourceId, sessionId: running.sessionId, text: text))
+            for response in responses {
+                let namespace = response.namespace ?? message.namespace
+                switch response.audience {
+                case .sender:
+                    actions.append(.send(socket: socket, Envelope(
+                        sourceId: running.transportId, destinationId: message.sourceId, namespace: namespace,
+                        payload: .string(response.text))))
+                case .everyone:
+                    let envelope = Envelope(sourceId: running.transportId, destinationId: Wire.broadcastId,
+                                            namespace: namespace, payload: .string(response.text))
+                    for target in sockets.keys.sorted()
+                    where sockets[target]!.connections.keys.contains(where: { $0.local == running.transportId }) {
+                        actions.append(.send(socket: target, envelope))
+                    }
+                }
+            }
+        case .mediaReceiver, .idleScreen:
+            // Namespaces real apps list but never answer (cac, debugoverlay, sse): accepted, no reply.
+            break
+        }
+    }
+}

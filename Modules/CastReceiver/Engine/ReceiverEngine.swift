@@ -1,0 +1,244 @@
+import CastJSON
+import Foundation
+
+/// The whole emulated device as a pure state machine: sockets and their virtual connections,
+/// heartbeat, the platform (receiver, multizone, device-auth) namespaces, the running app and its
+/// media player. Every input carries the engine time `now`; every call returns the actions the I/O
+/// shell must perform. Nothing here does I/O or reads a clock.
+struct ReceiverEngine: Sendable {
+    /// The settings the state machine needs from a ``CastReceiverConfiguration``.
+    struct Settings: Sendable {
+        var kind: CastReceiverDeviceKind = .video
+        var apps: [CastReceiverApp] = []
+        var heartbeat = CastReceiverHeartbeat()
+        var volumeLevel = 0.5
+        var volumeControl = CastReceiverVolumeControl.attenuation
+        var isBrokenContent: @Sendable (String) -> Bool = { _ in false }
+        var shuffleSeed: UInt64 = 0x5EED
+
+        init() {}
+
+        init(_ configuration: CastReceiverConfiguration) {
+            kind = configuration.kind
+            apps = configuration.apps
+            heartbeat = configuration.heartbeat
+            volumeLevel = configuration.volumeLevel
+            volumeControl = configuration.volumeControl
+            isBrokenContent = configuration.isBrokenContent
+            shuffleSeed = configuration.shuffleSeed ?? UInt64.random(in: .min ... .max)
+        }
+    }
+
+    /// A virtual connection: the receiver-side endpoint (`receiver-0` or a transport id) and the sender's id.
+    struct VirtualConnection: Sendable, Hashable {
+        var local: String
+        var peer: String
+    }
+
+    struct SocketState: Sendable {
+        /// Open virtual connections, with the CONNECT message that opened each.
+        var connections: [VirtualConnection: JSONValue] = [:]
+        var lastInbound: Duration
+        /// When the next receiver PING is due; `nil` until the socket is past device authentication.
+        var nextPing: Duration?
+    }
+
+    /// An application the device can run.
+    struct AppDescriptor: Sendable {
+        enum Behaviour: Sendable {
+            case mediaReceiver
+            case idleScreen
+            case custom(any CastReceiverAppHandler)
+        }
+        var appId: String
+        var displayName: String
+        var statusText: String
+        var namespaces: [String]
+        var isIdleScreen: Bool
+        var behaviour: Behaviour
+    }
+
+    struct RunningApp: Sendable {
+        var descriptor: AppDescriptor
+        var sessionId: String
+        var transportId: String
+        var media: MediaPlayerModel?
+    }
+
+    static let defaultMediaReceiverId = "CC1AD845"
+    static let audioMediaReceiverId = "705D30C6"
+    static let backdropId = "E8C28D3C"
+
+    let settings: Settings
+    var sockets: [Int: SocketState] = [:]
+    var app: RunningApp?
+    var volumeLevel: Double
+    var isMuted = false
+    var members: [CastReceiverGroupMember]
+    var violations: [CastReceiverViolation] = []
+    private var mediaSeed: SplitMix64
+    var actions: [ReceiverAction] = []
+
+    init(settings: Settings) {
+        self.settings = settings
+        self.volumeLevel = min(1, max(0, settings.volumeLevel))
+        self.members = settings.kind.members
+        self.mediaSeed = SplitMix64(seed: settings.shuffleSeed)
+        if let idle = idleApp { app = launchInstance(of: idle) }
+    }
+
+    // MARK: Apps
+
+    /// The apps this device can launch, by id: the Default Media Receiver (and its audio variant
+    /// on audio devices), Backdrop on video devices, and the configured custom apps.
+    var availableApps: [String: AppDescriptor] {
+        let cac = "urn:x-cast:com.google.cast.cac"
+        let debug = "urn:x-cast:com.google.cast.debugoverlay"
+        var apps: [String: AppDescriptor] = [
+            Self.defaultMediaReceiverId: AppDescriptor(
+                appId: Self.defaultMediaReceiverId, displayName: "Default Media Receiver",
+                statusText: "Default Media Receiver", namespaces: [debug, cac, Wire.media],
+                isIdleScreen: false, behaviour: .mediaReceiver)
+        ]
+        if settings.kind.hasVideoOutput {
+            apps[Self.backdropId] = AppDescriptor(
+                appId: Self.backdropId, displayName: "Backdrop", statusText: "Ready To Cast",
+                namespaces: [debug, cac, "urn:x-cast:com.google.cast.sse"], isIdleScreen: true,
+                behaviour: .idleScreen)
+        } else {
+            apps[Self.audioMediaReceiverId] = AppDescriptor(
+                appId: Self.audioMediaReceiverId, displayName: "Default Media Receiver",
+                statusText: "Cast Media Player", namespaces: [Wire.media], isIdleScreen: false,
+                behaviour: .mediaReceiver)
+        }
+        for custom in settings.apps {
+            apps[custom.appId] = AppDescriptor(
+                appId: custom.appId, displayName: custom.displayName, statusText: custom.statusText,
+                namespaces: custom.namespaces, isIdleScreen: false, behaviour: .custom(custom.handler))
+        }
+        return apps
+    }
+
+    var idleApp: AppDescriptor? { availableApps[Self.backdropId] }
+
+    mutating func launchInstance(of descriptor: AppDescriptor) -> RunningApp {
+        let session = UUID().uuidString.lowercased()
+        var media: MediaPlayerModel?
+        if case .mediaReceiver = descriptor.behaviour {
+            media = MediaPlayerModel(isBroken: settings.isBrokenContent, seed: mediaSeed.next())
+        }
+        return RunningApp(descriptor: descriptor, sessionId: session, transportId: session, media: media)
+    }
+
+    /// The running app's status text for the TXT record's `rs` (empty when idle).
+    var runningAppStatusText: String {
+        guard let app, !app.descriptor.isIdleScreen else { return "" }
+        return app.descriptor.statusText
+    }
+
+    // MARK: Sockets
+
+    /// A sender's socket was accepted.
+    mutating func open(socket: Int, now: Duration) {
+        sockets[socket] = SocketState(lastInbound: now, nextPing: nil)
+    }
+
+    /// A sender's socket went away: its virtual connections vanish silently; apps keep running.
+    mutating func closed(socket: Int) {
+        sockets[socket] = nil
+    }
+
+    /// A socket sent a frame that is not a CastMessage (oversized, empty, garbage): record it and close
+    /// only that socket.
+    mutating func invalidFrame(socket: Int, reason: String) -> [ReceiverAction] {
+        guard sockets[socket] != nil else { return [] }
+        record(.invalidFrame, reason, socket: socket)
+        sockets[socket] = nil
+        actions.append(.close(socket: socket))
+        return drain()
+    }
+
+    mutating func drain() -> [ReceiverAction] {
+        defer { actions = [] }
+        return actions
+    }
+
+    mutating func record(_ kind: CastReceiverViolation.Kind, _ message: String, socket: Int, envelope: Envelope? = nil) {
+        violations.append(CastReceiverViolation(
+            kind: kind, message: message, connection: socket, namespace: envelope?.namespace,
+            sourceId: envelope?.sourceId, destinationId: envelope?.destinationId))
+    }
+
+    func send(_ json: JSONValue, from source: String, to destination: String, namespace: String, socket: Int) -> ReceiverAction {
+        .send(socket: socket, Envelope(sourceId: source, destinationId: destination, namespace: namespace, json: json))
+    }
+
+    /// Queues `json` for every socket holding a virtual connection to `local`, addressed to `*`.
+    mutating func broadcast(_ json: JSONValue, from local: String, namespace: String) {
+        let envelope = Envelope(sourceId: local, destinationId: Wire.broadcastId, namespace: namespace, json: json)
+        for socket in sockets.keys.sorted() where sockets[socket]!.connections.keys.contains(where: { $0.local == local }) {
+            actions.append(.send(socket: socket, envelope))
+        }
+    }
+
+    // MARK: Time
+
+    /// The next instant at which ``tick(now:)`` has something to do.
+    var nextDeadline: Duration? {
+        var deadlines: [Duration] = []
+        for state in sockets.values {
+            deadlines.append(state.lastInbound + settings.heartbeat.silenceTimeout)
+            if let ping = state.nextPing { deadlines.append(ping) }
+        }
+        if let media = app?.media?.nextDeadline { deadlines.append(media) }
+        return deadlines.min()
+    }
+
+    /// Runs the timers due at `now`: silent sockets are dropped, PINGs are sent, playback advances.
+    mutating func tick(now: Duration) -> [ReceiverAction] {
+        runTimers(now: now)
+        return drain()
+    }
+
+    private mutating func runTimers(now: Duration) {
+        for socket in sockets.keys.sorted() {
+            guard var state = sockets[socket] else { continue }
+            if state.lastInbound + settings.heartbeat.silenceTimeout <= now {
+                record(.heartbeatTimeout, "no message for \(settings.heartbeat.silenceTimeout); socket closed", socket: socket)
+                sockets[socket] = nil
+                actions.append(.close(socket: socket))
+                continue
+            }
+            if let due = state.nextPing, due <= now {
+                actions.append(send(["type": "PING"], from: Wire.heartbeatId, to: Wire.heartbeatId,
+                                    namespace: Wire.heartbeat, socket: socket))
+                var next = due + settings.heartbeat.pingInterval
+                while next <= now { next += settings.heartbeat.pingInterval }
+                state.nextPing = next
+                sockets[socket] = state
+            }
+        }
+        if var running = app, var media = running.media {
+            let outputs = media.advance(to: now)
+            running.media = media
+            app = running
+            deliver(outputs, app: running, namespace: Wire.media, requester: nil)
+        }
+    }
+
+    /// Sends an app's outputs: replies to the requester, broadcasts to every sender connected to the app.
+    mutating func deliver(_ outputs: [AppOutput], app: RunningApp, namespace: String, requester: (socket: Int, sender: String)?) {
+        for output in outputs {
+            switch output {
+            case .reply(let json):
+                if let requester {
+                    actions.append(send(json, from: app.transportId, to: requester.sender, namespace: namespace, socket: requester.socket))
+                } else {
+                    broadcast(json, from: app.transportId, namespace: namespace)
+                }
+            case .broadcast(let json):
+                broadcast(json, from: app.transportId, namespace: namespace)
+            }
+        }
+    }
+}

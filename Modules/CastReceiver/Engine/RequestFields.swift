@@ -1,0 +1,106 @@
+import CastJSON
+
+/// Why a request was refused: the error message a real receiver would send back.
+struct RequestFailure: Error, Sendable, Hashable {
+    /// The error `type` (`INVALID_REQUEST`, `INVALID_PLAYER_STATE`, `LAUNCH_ERROR`, …).
+    var type: String
+    /// The `reason`, when the error type has one.
+    var reason: String?
+    /// Extra members of the error message.
+    var extra: [String: JSONValue] = [:]
+
+    static func invalidRequest(_ reason: String) -> RequestFailure {
+        RequestFailure(type: "INVALID_REQUEST", reason: reason)
+    }
+    static let invalidParams = invalidRequest("INVALID_PARAMS")
+    static let invalidCommand = invalidRequest("INVALID_COMMAND")
+    static let invalidPlayerState = RequestFailure(type: "INVALID_PLAYER_STATE", reason: nil)
+
+    /// The error message carrying `requestId`.
+    func message(requestId: Int) -> JSONValue {
+        var members = extra
+        members["type"] = .string(type)
+        members["requestId"] = JSONValue(requestId)
+        if let reason { members["reason"] = .string(reason) }
+        return .object(members)
+    }
+}
+
+/// Typed, strict access to the members of a request object: a member that is present with the
+/// wrong type is an `INVALID_PARAMS` error, never silently ignored.
+struct RequestFields: Sendable {
+    let members: [String: JSONValue]
+
+    init(_ members: [String: JSONValue]) { self.members = members }
+
+    func has(_ key: String) -> Bool { members[key] != nil && members[key] != .null }
+
+    func int(_ key: String) throws(RequestFailure) -> Int? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let int = value.intValue else { throw .invalidParams }
+        return int
+    }
+
+    func number(_ key: String) throws(RequestFailure) -> Double? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let number = value.doubleValue, number.isFinite else { throw .invalidParams }
+        return number
+    }
+
+    func bool(_ key: String) throws(RequestFailure) -> Bool? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let bool = value.boolValue else { throw .invalidParams }
+        return bool
+    }
+
+    func string(_ key: String) throws(RequestFailure) -> String? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let string = value.stringValue else { throw .invalidParams }
+        return string
+    }
+
+    func object(_ key: String) throws(RequestFailure) -> [String: JSONValue]? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let object = value.objectValue else { throw .invalidParams }
+        return object
+    }
+
+    func array(_ key: String) throws(RequestFailure) -> [JSONValue]? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let array = value.arrayValue else { throw .invalidParams }
+        return array
+    }
+
+    func intArray(_ key: String) throws(RequestFailure) -> [Int]? {
+        guard let array = try array(key) else { return nil }
+        var ints: [Int] = []
+        for element in array {
+            guard let int = element.intValue else { throw .invalidParams }
+            ints.append(int)
+        }
+        return ints
+    }
+
+    func stringArray(_ key: String) throws(RequestFailure) -> [String]? {
+        guard let array = try array(key) else { return nil }
+        var strings: [String] = []
+        for element in array {
+            guard let string = element.stringValue else { throw .invalidParams }
+            strings.append(string)
+        }
+        return strings
+    }
+}
+
+/// A small seedable generator (SplitMix64) so shuffles are reproducible in tests.
+struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

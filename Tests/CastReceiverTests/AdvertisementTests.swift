@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import CastReceiver
+
+@Suite("mDNS advertisement")
+struct AdvertisementTests {
+    let id = UUID(uuidString: "99F3C58B-F347-1CC1-0CD8-7F79D33599CF")!
+
+    @Test func txtRecordHasEveryKeyOfARealDevice() throws {
+        let configuration = CastReceiverConfiguration(name: "Living Room TV", id: id)
+        let ad = CastReceiverAdvertisement(configuration: configuration, port: 8009)
+        #expect(Set(ad.txt.keys) == ["id", "cd", "rm", "ve", "md", "ic", "fn", "ca", "st", "bs", "nf", "rs"])
+        #expect(ad.txt["id"] == "99f3c58bf3471cc10cd87f79d33599cf")
+        #expect(ad.txt["fn"] == "Living Room TV" && ad.txt["md"] == "Chromecast")
+        #expect(ad.txt["ve"] == "05" && ad.txt["ic"] == "/setup/icon.png" && ad.txt["st"] == "0" && ad.txt["rs"] == "")
+        #expect(ad.txt["ca"] == "4101")
+        let hex = CharacterSet(charactersIn: "0123456789ABCDEF")
+        #expect(ad.txt["cd"]?.count == 32 && ad.txt["cd"]!.unicodeScalars.allSatisfy(hex.contains))
+        #expect(ad.txt["rm"]?.count == 16 && ad.txt["bs"]?.count == 12 && ad.txt["bs"]?.hasPrefix("FA8FCA") == true)
+        #expect(ad.instanceName == "Chromecast-99f3c58bf3471cc10cd87f79d33599cf")
+        #expect(ad.serviceType == "_googlecast._tcp" && ad.port == 8009)
+        // The same device publishes the same record after a restart.
+        #expect(CastReceiverAdvertisement(configuration: configuration, port: 8009) == ad)
+    }
+
+    @Test func capabilitiesAndModelFollowTheDeviceKind() {
+        let audio = CastReceiverAdvertisement(configuration: .init(id: id, kind: .audio), port: 8009)
+        #expect(audio.txt["ca"] == "2052" && audio.txt["md"] == "Chromecast Audio")
+        let group = CastReceiverAdvertisement(
+            configuration: .init(id: id, kind: .group(members: [CastReceiverGroupMember(name: "A")])), port: 42_001)
+        #expect(group.txt["ca"] == "2084" && group.txt["md"] == "Google Cast Group")
+        #expect(Int(group.txt["ca"]!)! & 32 == 32)
+        #expect(Int(audio.txt["ca"]!)! & 1 == 0)
+    }
+
+    @Test func instanceNameStaysWithinDNSLabelLimits() {
+        let long = CastReceiverAdvertisement(
+            configuration: .init(model: "A Very Long Model Name Indeed", id: id), port: 8009, runningAppStatus: "Default Media Receiver", busy: true)
+        #expect(long.instanceName.utf8.count <= 63)
+        #expect(long.instanceName.hasPrefix("A-Very-Long-Model-Na-"))
+        #expect(long.txt["rs"] == "Default Media Receiver" && long.txt["st"] == "1")
+    }
+}
