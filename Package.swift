@@ -124,6 +124,10 @@ let package = Package(
         .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport"], path: "Tests/CastMediaTests"),
         .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport"], path: "Tests/CastQueueTests"),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryTests"),
+        // Runs CastDiscovery inside lab network namespaces for CastDiscoveryTests' lab tests.
+        .executableTarget(
+            name: "CastDiscoveryLabTool", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryLabTool",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "CastReceiverTests",
             dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",

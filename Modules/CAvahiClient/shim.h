@@ -3,6 +3,8 @@
 #ifndef CASTOR_CAVAHICLIENT_SHIM_H
 #define CASTOR_CAVAHICLIENT_SHIM_H
 
+#include <stddef.h>
+#include <net/if.h>
 #include <avahi-client/client.h>
 #include <avahi-client/lookup.h>
 #include <avahi-client/publish.h>

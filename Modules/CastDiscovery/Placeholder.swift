@@ -1,2 +1,0 @@
-// Placeholder so the package graph loads; replaced by the module's sources.
-enum CastDiscoveryPlaceholder {}

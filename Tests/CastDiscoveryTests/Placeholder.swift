@@ -1,1 +1,0 @@
-// Placeholder so the package graph loads; replaced by the module's sources.
