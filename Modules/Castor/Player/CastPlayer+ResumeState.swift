@@ -1,0 +1,63 @@
+import CastMedia
+import CastQueue
+
+extension CastPlayer {
+    /// The receiver's queue as a resume state: every item with media, the current index, the
+    /// position relative to the seekable window, whether it plays, speed, repeat mode and the
+    /// active track language per characteristic. Fetches items the sender has not fetched yet.
+    /// - Returns: `nil` when the receiver has nothing to resume.
+    public func resumeState() async -> CastResumeState? {
+        guard let status = state.withLock({ $0.status }) else { return nil }
+        var queueItems: [QueueItem] = []
+        let ids = queue.itemIds
+        if !ids.isEmpty {
+            var fetched: [Int: QueueItem] = [:]
+            for batchStart in stride(from: 0, to: ids.count, by: QueueModelState.batchSize) {
+                let batch = Array(ids[batchStart..<min(ids.count, batchStart + QueueModelState.batchSize)])
+                if let items = try? await media.queueFetchItems(batch) {
+                    for item in items { if let id = item.itemId { fetched[id] = item } }
+                }
+            }
+            queueItems = ids.compactMap { fetched[$0] }
+        }
+        if queueItems.isEmpty, let items = status.items { queueItems = items }
+        return Self.resumeState(status: status, items: queueItems, position: media.estimatedPosition)
+    }
+
+    /// Builds a resume state from a status and the queue's items (pure; for tests and tools).
+    static func resumeState(status: MediaStatus, items: [QueueItem], position: Double?) -> CastResumeState? {
+        var withMedia = items.filter { $0.media != nil }
+        if withMedia.isEmpty, let media = status.media { withMedia = [QueueItem(itemId: status.currentItemId, media: media)] }
+        let currentId = status.currentItemId
+        let index = withMedia.firstIndex { $0.itemId != nil && $0.itemId == currentId } ?? 0
+        var time = position ?? status.currentTime
+        if let start = status.liveSeekableRange?.start { time -= start }
+        let options = CastLoadOptions(
+            index: index, time: .seconds(max(0, time)),
+            shouldPlay: isPlaying(status.playerState),
+            playbackSpeed: status.playbackRate,
+            repeatMode: CastRepeatMode(status.repeatMode ?? .off))
+        guard var state = CastResumeState(assets: withMedia.compactMap { $0.media.map(CastAsset.init(media:)) }, options: options) else {
+            return nil
+        }
+        let active = Set(status.activeTrackIds ?? [])
+        for track in status.media?.tracks ?? [] where active.contains(track.trackId) {
+            switch track.type {
+            case .audio: state.setMediaSelection(language: track.languageCode, for: .audible)
+            case .text: state.setMediaSelection(language: track.languageCode, for: .legible)
+            default: break
+            }
+        }
+        return state
+    }
+
+    /// Loads a resume state: its assets and options, then a preference per characteristic.
+    public func resume(from state: CastResumeState) async throws(CastError) {
+        for characteristic in state.mediaSelectionCharacteristics {
+            if let language = state.mediaSelectionLanguage(for: characteristic) {
+                setMediaSelectionPreference(.on(languages: language), for: characteristic)
+            }
+        }
+        try await loadItems(from: state.assets, with: state.options)
+    }
+}
