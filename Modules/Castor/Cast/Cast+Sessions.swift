@@ -157,9 +157,7 @@ extension Cast {
         defer { gate.leave() }
         guard let player = state.withLock({ $0.link === link ? $0.player : nil }) else { return }
         // The receiver may be gone: build the state from what the sender already knows.
-        let resume: CastResumeState? = player.mediaStatus.flatMap { status in
-            CastPlayer.resumeState(status: status, items: player.items.compactMap(\.queueItem), position: player.media.estimatedPosition)
-        }
+        let resume = player.lastKnownResumeState()
         await link.close(stopApp: false)
         player.invalidate()
         finishTearDown(notifyingWith: .some(resume))

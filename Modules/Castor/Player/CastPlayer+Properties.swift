@@ -5,7 +5,8 @@ extension CastPlayer {
     /// The latest media status from the receiver (`nil` when there is no media session).
     public var mediaStatus: MediaStatus? {
         accessStatus()
-        return state.withLock { $0.status }
+        // The channel's status also records replies, so it is never behind the stream.
+        return media.status
     }
 
     /// The receiver's player state.
@@ -33,8 +34,11 @@ extension CastPlayer {
     public var isActive: Bool {
         accessStatus()
         registrar.access(self, keyPath: \.items)
-        let (status, items) = state.withLock { ($0.status, $0.items) }
-        return status != nil && (!items.isEmpty || status?.media != nil)
+        let items = state.withLock { $0.items }
+        guard let status = media.status else { return false }
+        // An idle status with a reason (finished, cancelled, error) means the media session is over.
+        if status.playerState == .idle, status.idleReason != nil { return false }
+        return !items.isEmpty || status.media != nil
     }
 }
 

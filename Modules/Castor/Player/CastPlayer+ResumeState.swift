@@ -24,6 +24,24 @@ extension CastPlayer {
         return Self.resumeState(status: status, items: queueItems, position: media.estimatedPosition)
     }
 
+    /// What the sender knows of the queue without asking the receiver: fetched items and the
+    /// status's window of items, in queue order.
+    func knownQueueItems() -> [QueueItem] {
+        var known: [Int: QueueItem] = [:]
+        let (statusItems, lastItems) = state.withLock { ($0.lastStatus?.items ?? [], $0.lastItems) }
+        for item in statusItems { if let id = item.itemId { known[id] = item } }
+        for item in lastItems { if let fetched = item.queueItem, let id = fetched.itemId { known[id] = fetched } }
+        let order = lastItems.map(\.id)
+        if order.isEmpty { return known.values.sorted { ($0.itemId ?? 0) < ($1.itemId ?? 0) } }
+        return order.compactMap { known[$0] }
+    }
+
+    /// The resume state from what the sender knows, without asking the receiver (it may be gone).
+    func lastKnownResumeState() -> CastResumeState? {
+        guard let status = state.withLock({ $0.lastStatus }) else { return nil }
+        return Self.resumeState(status: status, items: knownQueueItems(), position: media.estimatedPosition)
+    }
+
     /// Builds a resume state from a status and the queue's items (pure; for tests and tools).
     static func resumeState(status: MediaStatus, items: [QueueItem], position: Double?) -> CastResumeState? {
         var withMedia = items.filter { $0.media != nil }

@@ -14,7 +14,11 @@ import Synchronization
 public final class CastPlayer: Observable, Sendable {
     struct State {
         var status: MediaStatus?
+        /// The latest status with a media session, kept when the session ends (for the resume state).
+        var lastStatus: MediaStatus?
         var items: [CastPlayerItem] = []
+        /// The latest non-empty item list, kept when the queue is cleared (for the resume state).
+        var lastItems: [CastPlayerItem] = []
         var preferences: [CastMediaCharacteristic: CastMediaSelectionPreference] = [:]
         var preferencesAppliedFor: Set<Int> = []
         var configuration: CastConfiguration
@@ -53,7 +57,9 @@ public final class CastPlayer: Observable, Sendable {
         let statusTask = Task { [weak self] in
             for await status in statuses {
                 guard let self else { return }
-                self.apply(status)
+                // Statuses queue up in the stream; the channel's latest status (which also records
+                // replies) is never older, so optimistic values do not flicker back to stale ones.
+                self.apply(status == nil ? nil : (self.media.status ?? status))
             }
         }
         let queueTask = Task { [weak self] in
@@ -98,7 +104,10 @@ public final class CastPlayer: Observable, Sendable {
     // MARK: Receiver updates
 
     func apply(_ status: MediaStatus?) {
-        state.withLock { $0.status = status }
+        state.withLock { state in
+            state.status = status
+            if let status { state.lastStatus = status }
+        }
         if let status {
             shouldPlayProperty.receive(Self.isPlaying(status.playerState))
             speedProperty.receive(status.playbackRate)
@@ -141,6 +150,7 @@ public final class CastPlayer: Observable, Sendable {
             guard state.items.map(\.id) != ids else { return false }
             let existing = Dictionary(state.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             state.items = ids.map { existing[$0] ?? CastPlayerItem(id: $0, queue: queue) }
+            if !state.items.isEmpty { state.lastItems = state.items }
             return true
         }
         if changed { self.changed(\.items) }
@@ -184,7 +194,8 @@ public final class CastPlayer: Observable, Sendable {
             guard let itemId else { return nil }
             do throws(CastMediaError) {
                 let status = try await media.queueJump(to: itemId)
-                return status.loadingItemId ?? status.currentItemId
+                let reported: Int? = status.loadingItemId ?? status.currentItemId
+                return .some(reported)
             } catch {
                 throw CastError(error)
             }

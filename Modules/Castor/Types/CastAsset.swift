@@ -12,14 +12,17 @@ public struct CastAssetURLConfiguration: Sendable, Hashable, Codable {
     public var hlsVideoSegmentFormat: HLSVideoSegmentFormat?
     /// Whether the stream is live.
     public var isLive: Bool
+    /// The stream's duration in seconds, when known (it gives on-demand items a seekable range).
+    public var duration: Double?
 
     /// Creates a configuration.
     public init(mimeType: String, hlsAudioSegmentFormat: HLSSegmentFormat? = nil,
-                hlsVideoSegmentFormat: HLSVideoSegmentFormat? = nil, isLive: Bool = false) {
+                hlsVideoSegmentFormat: HLSVideoSegmentFormat? = nil, isLive: Bool = false, duration: Double? = nil) {
         self.mimeType = mimeType
         self.hlsAudioSegmentFormat = hlsAudioSegmentFormat
         self.hlsVideoSegmentFormat = hlsVideoSegmentFormat
         self.isLive = isLive
+        self.duration = duration
     }
 }
 
@@ -83,6 +86,7 @@ public struct CastAsset: Sendable, Hashable, Codable {
             media.contentUrl = url.absoluteString
             media.hlsSegmentFormat = configuration.hlsAudioSegmentFormat
             media.hlsVideoSegmentFormat = configuration.hlsVideoSegmentFormat
+            media.duration = configuration.duration
         }
         media.metadata = metadata
         media.customData = customData
@@ -96,7 +100,8 @@ public struct CastAsset: Sendable, Hashable, Codable {
         } else if let url = URL(string: media.contentUrl ?? media.contentId), url.scheme != nil, !media.contentType.isEmpty {
             kind = .url(url, configuration: CastAssetURLConfiguration(
                 mimeType: media.contentType, hlsAudioSegmentFormat: media.hlsSegmentFormat,
-                hlsVideoSegmentFormat: media.hlsVideoSegmentFormat, isLive: media.streamType == .live))
+                hlsVideoSegmentFormat: media.hlsVideoSegmentFormat, isLive: media.streamType == .live,
+                duration: media.duration))
         } else {
             kind = .identifier(media.contentId)
         }
