@@ -174,25 +174,22 @@ import Testing
         } catch {
             #expect(error.code == .connectionLost)
         }
-        // The first attempt (after 1 s on the injected clock) fails; the second waits 2 s.
-        while cast.connectionState == .reconnecting(attempt: 1) {
-            await clock.advance(by: .milliseconds(250))
-            await Task.yield()
-        }
-        #expect(cast.connectionState == .reconnecting(attempt: 2))
+        // The first attempt (after 1 s on the injected clock) fails; the second waits 2 s. The
+        // back-off sleep is the only sleeper on the clock while no connection is up.
+        try await waitUntil("the first back-off sleeps") { clock.sleeperCount == 1 }
+        await clock.advance(by: .seconds(1))
+        try await waitUntil("the second attempt is pending") { cast.connectionState == .reconnecting(attempt: 2) }
+        try await waitUntil("the second back-off sleeps") { clock.sleeperCount == 1 }
         // Another sender changes the queue meanwhile.
         connector.setReachable(true)
         let other = makeCast(connector)
         try await other.startSession(with: tv.device)
-        try await other.player?.appendItem(from: Assets.movie(3))
+        let otherPlayer = try #require(other.player)
+        #expect(otherPlayer.items.count == 2)
+        try await otherPlayer.appendItem(from: Assets.movie(3))
         // The first sender is back in the same session, with the new queue.
-        var rounds = 0
-        while cast.connectionState != .connected, rounds < 10_000 {
-            await clock.advance(by: .milliseconds(250))
-            await Task.yield()
-            rounds += 1
-        }
-        #expect(cast.connectionState == .connected)
+        await clock.advance(by: .seconds(2))
+        try await waitUntil("connected again") { cast.connectionState == .connected }
         try await waitUntil("the queue is re-synced") { player.items.count == 3 }
         #expect(cast.sessionInfo?.sessionId == sessionId)
         #expect(cast.player === player)

@@ -158,8 +158,8 @@ final class SessionLink: Sendable {
         } catch {
             logger.debug("GET_STATUS after attaching failed: \(error)")
         }
-        if (media.status?.items?.count ?? 0) > 0 || media.status != nil {
-            try? await queue.reload()
+        if media.status != nil {
+            do { try await queue.reload() } catch { logger.debug("Reloading the queue after attaching failed: \(error)") }
         }
         follow(connection)
         broadcaster.yield(.state(.connected))
@@ -203,6 +203,13 @@ final class SessionLink: Sendable {
         let policy = configuration.reconnectPolicy
         guard let sessionId = app?.sessionId else { return finish(CastError(code: .connectionLost, message: "Connection lost")) }
         var lastError = CastError(code: .connectionLost, message: "The connection to \(device.friendlyName) was lost")
+        // The channels outlive connections: let the old connection's disconnect reach them first,
+        // so it cannot arrive after the new connection's connect.
+        var rounds = 0
+        while media.isConnected || multizone.isConnected, rounds < 100_000 {
+            rounds += 1
+            await Task.yield()
+        }
         var attempt = 0
         while attempt < policy.maxAttempts {
             attempt += 1

@@ -46,11 +46,11 @@ extension CastPlayer {
 
     // MARK: Insert
 
-    /// Inserts assets before `item` (`nil`: at the end) and waits. On an empty queue this loads them.
+    /// Inserts assets before `item` (`nil`: at the end) and waits. Without a media session this loads them.
     /// - Throws: ``CastError`` `.invalidArgument` when `item` is not in the queue.
     public func insertItems(from assets: [CastAsset], before item: CastPlayerItem?) async throws(CastError) {
         guard !assets.isEmpty else { return }
-        if items.isEmpty { return try await loadItems(from: assets) }
+        if media.mediaSessionId == nil { return try await loadItems(from: assets) }
         if let item, !items.contains(item) {
             throw CastError(code: .invalidArgument, message: "\(item) is not in the queue")
         }

@@ -65,14 +65,14 @@ extension CastPlayer {
         return ids.sorted()
     }
 
-    /// Sets the preferred languages for a characteristic. Applied to the first content of each
-    /// media session once its status lists tracks.
+    /// Sets the preferred languages for a characteristic. Applied to the next content loaded (each
+    /// new media session), once its status lists tracks; the content playing now is left alone.
     public func setMediaSelectionPreference(_ preference: CastMediaSelectionPreference, for characteristic: CastMediaCharacteristic) {
+        let current = media.status?.mediaSessionId
         state.withLock { state in
             state.preferences[characteristic] = preference
-            state.preferencesAppliedFor = []
+            state.preferencesAppliedFor = current.map { [$0] } ?? []
         }
-        if let status = state.withLock({ $0.status }) { applyPreferencesIfNeeded(status) }
     }
 
     /// The preferred languages for a characteristic.
