@@ -115,13 +115,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/castctl", swiftSettings: strictSettings),
-
-        // MARK: Examples
         .executableTarget(
             name: "cast-receiver",
             dependencies: ["CastReceiver", "CastJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
-            path: "Examples/cast-receiver", swiftSettings: strictSettings),
+            path: "Examples/cast-receiver", exclude: ["pychromecast_smoke.py"], swiftSettings: strictSettings),
 
         // MARK: Tests (one target per module)
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
@@ -144,7 +142,7 @@ let package = Package(
         .testTarget(
             name: "CastReceiverTests",
             dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
-                           .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+                           .product(name: "SwiftProtobuf", package: "swift-protobuf")] + nio,
             path: "Tests/CastReceiverTests"),
         .testTarget(
             name: "CastIntentsTests",

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CastJSON
 import CastReceiver
-import Dispatch
 import Foundation
 import Logging
 
@@ -105,17 +104,18 @@ struct CastReceiverCommand: AsyncParsableCommand {
             isBrokenContent: { url in brokenParts.contains { url.contains($0) } },
             apps: apps, volumeLevel: volume)
         let receiver = CastReceiver(configuration: configuration, logger: logger)
+        let waitForTermination = Self.installTerminationHandlers()
         do {
             try await receiver.start()
         } catch {
-            FileHandle.standardError.write(Data("cast-receiver: \(error)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("cast-receiver: \(error)\n".utf8))
             throw ExitCode(1)
         }
         let boundPort = await receiver.port ?? port
         say("cast-receiver: listening on \(host):\(boundPort)")
         say("cast-receiver: \(name) (\(configuration.model)) id \(configuration.id.uuidString.lowercased())")
 
-        await Self.waitForTermination()
+        await waitForTermination()
         await receiver.stop()
         let violations = await receiver.violations
         say("cast-receiver: stopped; \(violations.count) violation(s)")
@@ -135,47 +135,43 @@ struct CastReceiverCommand: AsyncParsableCommand {
         return logger
     }
 
-    /// Suspends until SIGINT or SIGTERM.
-    static func waitForTermination() async {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let queue = DispatchQueue(label: "cast-receiver.signals")
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = ResumeOnce(continuation)
-            let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
-            for source in sources {
-                source.setEventHandler { once.resume() }
-                source.resume()
+    /// Installs the SIGINT/SIGTERM handlers (before the ready line, so a signal sent right after it
+    /// is never lost) and returns a function that suspends until one arrives.
+    ///
+    /// The handler only writes a byte to a pipe (async-signal-safe); a thread blocked on the pipe's
+    /// other end resumes the program. Installing our own handler also works when the program was
+    /// started in the background by a shell that set SIGINT to "ignore".
+    static func installTerminationHandlers() -> @Sendable () async -> Void {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return {} }
+        signalPipe = fds[1]
+        signal(SIGPIPE, SIG_IGN)
+        let handler: @convention(c) (Int32) -> Void = { _ in
+            var byte: UInt8 = 1
+            _ = write(signalPipe, &byte, 1)
+        }
+        signal(SIGINT, handler)
+        signal(SIGTERM, handler)
+        let readEnd = fds[0]
+        return {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                Thread.detachNewThread {
+                    var byte: UInt8 = 0
+                    while read(readEnd, &byte, 1) < 0 && errno == EINTR {}
+                    continuation.resume()
+                }
             }
-            once.keepAlive(sources)
         }
     }
 }
+
+/// The write end of the pipe the signal handler writes to; set once before the handler is installed.
+nonisolated(unsafe) private var signalPipe: Int32 = -1
 
 /// Writes one line to standard output, unbuffered, so a driving script sees it at once.
+/// A closed pipe (the reader went away) is ignored rather than fatal.
 func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-/// Resumes a continuation once, from whichever signal comes first.
-final class ResumeOnce: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, Never>?
-    private var sources: [any DispatchSourceSignal] = []
-
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
-
-    func keepAlive(_ sources: [any DispatchSourceSignal]) {
-        lock.withLock { self.sources = sources }
-    }
-
-    func resume() {
-        let pending: CheckedContinuation<Void, Never>? = lock.withLock {
-            defer { continuation = nil }
-            return continuation
-        }
-        pending?.resume()
-    }
+    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
 }
 
 /// A custom app that answers every message with `{"echo": <message>}`.

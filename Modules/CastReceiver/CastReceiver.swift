@@ -121,7 +121,8 @@ public actor CastReceiver {
         phase = .running
         let listener: any CastReceiverListener
         do {
-            listener = try await TLSReceiverListener.listen(host: configuration.host, port: configuration.port)
+            listener = try await TLSReceiverListener.listen(
+                host: configuration.host, port: configuration.port, credentials: configuration.tlsCredentials)
         } catch {
             phase = .stopped
             throw CastReceiverError(

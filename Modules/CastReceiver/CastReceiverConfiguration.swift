@@ -1,3 +1,4 @@
+import CastTransport
 import Foundation
 
 /// Everything that describes an emulated Cast device and how strict and fast it is.
@@ -36,6 +37,8 @@ public struct CastReceiverConfiguration: Sendable {
     public var shuffleSeed: UInt64?
     /// The Cast protocol version advertised as `ve`.
     public var protocolVersion: Int
+    /// The TLS certificate the device presents; `nil` generates a fresh self-signed one at ``CastReceiver/start()``.
+    public var tlsCredentials: TLSCredentials?
 
     /// Creates a configuration; every parameter has a realistic default.
     public init(
@@ -46,7 +49,7 @@ public struct CastReceiverConfiguration: Sendable {
         isBrokenContent: @escaping @Sendable (String) -> Bool = { _ in false },
         apps: [CastReceiverApp] = [], volumeLevel: Double = 0.5,
         volumeControl: CastReceiverVolumeControl = .attenuation, shuffleSeed: UInt64? = nil,
-        protocolVersion: Int = 5
+        protocolVersion: Int = 5, tlsCredentials: TLSCredentials? = nil
     ) {
         self.name = name
         self.model = model ?? (kind.isGroup ? "Google Cast Group" : kind.hasVideoOutput ? "Chromecast" : "Chromecast Audio")
@@ -63,6 +66,7 @@ public struct CastReceiverConfiguration: Sendable {
         self.volumeControl = volumeControl
         self.shuffleSeed = shuffleSeed
         self.protocolVersion = protocolVersion
+        self.tlsCredentials = tlsCredentials
     }
 }
 

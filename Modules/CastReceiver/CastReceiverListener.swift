@@ -10,9 +10,14 @@ protocol CastReceiverListener: Sendable {
     func close() async
 }
 
-/// The TLS listener: the transport module's server with fresh self-signed credentials.
+extension CastTransportServer: CastReceiverListener {}
+
+/// The TLS listener: the transport module's server, presenting the configured credentials or a fresh
+/// self-signed certificate (valid two days, as real devices rotate theirs).
 enum TLSReceiverListener {
-    static func listen(host: String, port: Int) async throws -> any CastReceiverListener {
-        throw CastReceiverError(code: .listenFailed, message: "The TLS server is not available in this build yet")
+    static func listen(host: String, port: Int, credentials: TLSCredentials?) async throws(CastTransportError)
+        -> any CastReceiverListener
+    {
+        try await CastTransportServer.start(host: host, port: port, credentials: credentials)
     }
 }

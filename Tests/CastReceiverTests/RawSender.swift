@@ -52,11 +52,15 @@ actor RawSender {
         }
     }
 
-    /// Sends a request on receiver-0 and returns the reply of `type`.
+    /// Sends a request (on receiver-0 by default) and returns the reply of `type` carrying the
+    /// request's `requestId` (any reply of `type` when the request has none). Messages before it are skipped.
     func request(_ json: JSONValue, namespace: String = "urn:x-cast:com.google.cast.receiver",
                  to destination: String = "receiver-0", reply type: String) async throws -> JSONValue {
         try await send(json, namespace: namespace, to: destination)
-        return try await next(type: type).json ?? .null
+        while true {
+            let reply = try await next(type: type).json ?? .null
+            if json["requestId"] == nil || reply["requestId"] == json["requestId"] { return reply }
+        }
     }
 }
 

@@ -1,0 +1,171 @@
+import CastChannels
+import CastJSON
+import CastTransport
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+@testable import CastReceiver
+
+@Suite("CastReceiver over real TLS on loopback")
+struct ReceiverTLSTests {
+    func startReceiver(_ configure: (inout CastReceiverConfiguration) -> Void = { _ in }) async throws -> (CastReceiver, Int) {
+        var configuration = CastReceiverConfiguration(name: "TLS TV", replyLatency: .zero)
+        configure(&configuration)
+        let receiver = CastReceiver(configuration: configuration)
+        try await receiver.start()
+        let port = try #require(await receiver.port)
+        return (receiver, port)
+    }
+
+    func connectSender(port: Int, senderId: String = "sender-0") async throws -> RawSender {
+        RawSender(try await TLSCastTransport.connect(host: "127.0.0.1", port: port), senderId: senderId)
+    }
+
+    @Test func fiftyConcurrentSendersAllReceiveTheBroadcasts() async throws {
+        let (receiver, port) = try await startReceiver()
+        let senders = try await withThrowingTaskGroup(of: RawSender.self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    let sender = try await connectSender(port: port, senderId: "sender-\(index)")
+                    try await sender.connect()
+                    // The reply proves this socket's CONNECT was handled.
+                    _ = try await sender.request(["type": "GET_STATUS", "requestId": 1], reply: "RECEIVER_STATUS")
+                    return sender
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(senders.count == 50)
+        #expect(await receiver.connectionCount == 50)
+
+        _ = try await senders[0].request(["type": "LAUNCH", "appId": "CC1AD845", "requestId": 2], reply: "RECEIVER_STATUS")
+        // Sender 7 skips the LAUNCH broadcast while it waits for its own reply: it is checked below.
+        let launchSeenBy7 = try await senders[7].next(type: "RECEIVER_STATUS")
+        #expect(launchSeenBy7.json?["requestId"] == 2)
+        _ = try await senders[7].request(["type": "SET_VOLUME", "volume": ["level": 0.25], "requestId": 3], reply: "RECEIVER_STATUS")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, sender) in senders.enumerated() {
+                group.addTask {
+                    if index != 0 && index != 7 {
+                        let launch = try await sender.next(type: "RECEIVER_STATUS")
+                        #expect(launch.destinationId == "*" && launch.json?["requestId"] == 2)
+                        #expect(launch.json?["status"]?["applications"]?[0]?["appId"] == "CC1AD845")
+                    }
+                    if index != 7 {
+                        let volume = try await sender.next(type: "RECEIVER_STATUS")
+                        #expect(volume.json?["requestId"] == 3 && volume.json?["status"]?["volume"]?["level"] == 0.25)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for sender in senders { await sender.transport.close() }
+        #expect(await receiver.violations.isEmpty)
+        await receiver.stop()
+    }
+
+    @Test func garbageFramesCloseOnlyTheirOwnSocket() async throws {
+        let (receiver, port) = try await startReceiver()
+        let good = try await connectSender(port: port)
+        try await good.connect()
+        _ = try await good.request(["type": "GET_STATUS", "requestId": 1], reply: "RECEIVER_STATUS")
+
+        let garbage: [[UInt8]] = [
+            [0x00, 0x00, 0x00, 0x05, 0xDE, 0xAD, 0xBE, 0xEF, 0x42],   // a body that is not a CastMessage
+            [0x00, 0x01, 0x00, 0x01] + Array(repeating: 0x41, count: 64),  // announces 65 537 bytes
+            [0x00, 0x00, 0x00, 0x00],                                  // an empty frame
+        ]
+        for bytes in garbage {
+            let channel = try await RawTLSClient.connect(port: port)
+            try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
+            try await channel.closeFuture.get()   // the receiver hangs up on this socket
+            _ = try await good.request(["type": "GET_STATUS", "requestId": 2], reply: "RECEIVER_STATUS")
+        }
+        #expect(await receiver.violations.map(\.kind) == [.invalidFrame, .invalidFrame, .invalidFrame])
+        #expect(await receiver.connectionCount == 1)
+        await good.transport.close()
+        await receiver.stop()
+    }
+
+    @Test func silentSenderIsDropped() async throws {
+        // Real timers, kept short; the test waits for the socket to close, not for a duration.
+        let (receiver, port) = try await startReceiver {
+            $0.heartbeat = CastReceiverHeartbeat(pingInterval: .milliseconds(100), silenceTimeout: .milliseconds(500))
+        }
+        let silent = try await connectSender(port: port)
+        try await silent.connect()
+        let seen = await silent.drainUntilClosed()
+        #expect(seen.contains { $0.json?["type"] == "PING" && $0.sourceId == "Tr@n$p0rt-0" })
+        #expect(await receiver.violations.map(\.kind) == [.heartbeatTimeout])
+        await receiver.stop()
+    }
+
+    @Test func ourOwnSenderOverTLSBreaksNoRule() async throws {
+        let (receiver, port) = try await startReceiver()
+        let connection = CastConnection(transport: try await TLSCastTransport.connect(host: "127.0.0.1", port: port))
+        try await connection.start()
+        let app = try await connection.receiver.launch(appId: "CC1AD845")
+        try await connection.receiver.setVolume(level: 0.4)
+        try await connection.receiver.stop(sessionId: app.sessionId)
+        await connection.close()
+        #expect(await receiver.violations.isEmpty)
+        await receiver.stop()
+    }
+
+    @Test func startTwiceAndPortInUse() async throws {
+        let (receiver, port) = try await startReceiver()
+        await #expect(throws: CastReceiverError.self) { try await receiver.start() }
+        let second = CastReceiver(configuration: .init(port: port))
+        do {
+            try await second.start()
+            Issue.record("a second receiver bound the same port")
+        } catch {
+            #expect(error.code == .listenFailed)
+        }
+        await receiver.stop()
+    }
+
+    @Test func advertiserFollowsTheLifecycle() async throws {
+        let advertiser = RecordingAdvertiser()
+        let receiver = CastReceiver(configuration: .init(name: "Ad TV", replyLatency: .zero), advertiser: advertiser)
+        try await receiver.start()
+        let port = try #require(await receiver.port)
+        let sender = try await connectSender(port: port)
+        try await sender.connect()
+        _ = try await sender.request(["type": "LAUNCH", "appId": "CC1AD845", "requestId": 1], reply: "RECEIVER_STATUS")
+        await sender.transport.close()
+        await receiver.stop()
+        let events = advertiser.events
+        #expect(events.first == "start Ad TV port \(port) rs=")
+        #expect(events.contains("update rs=Default Media Receiver"))
+        #expect(events.last == "stop")
+    }
+}
+
+/// Records what the receiver asks of its advertiser.
+final class RecordingAdvertiser: CastReceiverAdvertiser {
+    private let log = Mutex<[String]>([])
+    var events: [String] { log.withLock { $0 } }
+    func start(_ advertisement: CastReceiverAdvertisement) async throws {
+        log.withLock { $0.append("start \(advertisement.name) port \(advertisement.port) rs=\(advertisement.txt["rs"] ?? "?")") }
+    }
+    func update(_ advertisement: CastReceiverAdvertisement) async {
+        log.withLock { $0.append("update rs=\(advertisement.txt["rs"] ?? "?")") }
+    }
+    func stop() async { log.withLock { $0.append("stop") } }
+}
+
+/// A TLS client that writes raw bytes (not CastMessages), to send a receiver malformed frames.
+enum RawTLSClient {
+    static func connect(port: Int) async throws -> any Channel {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(GnuTLSHandler(role: .client))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+    }
+}
