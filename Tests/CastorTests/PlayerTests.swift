@@ -59,6 +59,13 @@ import Testing
         try await player.returnToPreviousItem()   // within the first 3 s: the previous item
         try await waitUntil("item 2 is current") { player.currentItem == player.items[2] }
 
+        // The whole-array setter: reverse and drop one.
+        let reversed = Array(player.items.reversed().dropLast())
+        try await player.setItems(reversed)
+        #expect(player.items == reversed)
+        #expect(player.items.map { $0.asset?.metadata?.title } == ["Movie 3", "Movie 2", "Movie 1"])
+        await #expect(throws: CastError.self) { try await player.setItems([stranger]) }
+
         try await player.removeAllItems()
         try await waitUntil("the queue is empty") { player.items.isEmpty }
         #expect(await tv.receiver.violations.isEmpty)

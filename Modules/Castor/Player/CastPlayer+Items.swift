@@ -3,9 +3,31 @@ import CastQueue
 
 extension CastPlayer {
     /// The queue, in order. Items keep their identity (and fetched assets) across queue changes.
+    ///
+    /// Setting it is the editing primitive (remove, reorder, shuffle): the new list shows at once,
+    /// and at most one QUEUE_REMOVE and one QUEUE_REORDER (only when the order really changed) are
+    /// sent. Items not already in the queue are ignored; a failure shows the receiver's list again.
     public var items: [CastPlayerItem] {
-        registrar.access(self, keyPath: \.items)
-        return state.withLock { $0.items }
+        get {
+            registrar.access(self, keyPath: \.items)
+            return state.withLock { $0.items }
+        }
+        set {
+            Task { try? await self.setItems(newValue) }
+        }
+    }
+
+    /// Sets the queue to `items` (a subset of the current items, in any order) and waits.
+    /// - Throws: ``CastError`` `.invalidArgument` when an item is not in the queue or appears twice.
+    public func setItems(_ newItems: [CastPlayerItem]) async throws(CastError) {
+        let current = Set(items)
+        guard newItems.allSatisfy(current.contains), Set(newItems).count == newItems.count else {
+            throw CastError(code: .invalidArgument, message: "The new list must be a subset of the queue without repetitions")
+        }
+        let queue = self.queue
+        try await edit({ $0 = newItems }) { _ throws(CastMediaError) in
+            try await queue.setItems(newItems.map { .existing($0.id) })
+        }
     }
 
     // MARK: Load
