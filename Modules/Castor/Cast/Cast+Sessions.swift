@@ -132,6 +132,13 @@ extension Cast {
     /// Follows the session: connection state while reconnecting, the receiver status, and the end
     /// of the session decided by the receiver (app stopped) or by reconnecting giving up.
     private func follow(_ link: SessionLink) {
+        let members = link.multizone.events
+        let membersTask = Task { [weak self] in
+            for await _ in members {
+                guard let self else { return }
+                self.changed(\.multizoneDevices)
+            }
+        }
         let events = link.events
         let task = Task { [weak self, weak link] in
             for await event in events {
@@ -143,11 +150,13 @@ extension Cast {
                 case .receiverStatus:
                     self.changed(\.multizoneDevices)
                 case .ended(let error):
+                    membersTask.cancel()
                     self.logger.info("Session on \(link.device.friendlyName) ended: \(error)")
                     await self.sessionEndedRemotely(link)
                     return
                 }
             }
+            membersTask.cancel()
         }
         state.withLock { $0.linkTask = task }
     }
