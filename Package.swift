@@ -74,7 +74,7 @@ let package = Package(
             path: "Modules/CastQueue", swiftSettings: strictSettings),
         .target(
             name: "CastDiscovery",
-            dependencies: ["CAvahiClient", "CastXML", "CastChannels", "CastTransport",
+            dependencies: ["CAvahiClient", "CastXML", "CastChannels", "CastTransport", "CastJSON",
                            .product(name: "Logging", package: "swift-log")] + nio,
             path: "Modules/CastDiscovery", swiftSettings: strictSettings),
         .target(
@@ -108,10 +108,14 @@ let package = Package(
             path: "Modules/CastTestSupport", swiftSettings: strictSettings),
 
         // MARK: Examples
+        .target(
+            name: "ChatChannel", dependencies: ["CastChannels", "CastJSON", "CastReceiver"],
+            path: "Examples/ChatChannel", swiftSettings: strictSettings),
         .executableTarget(
             name: "castctl",
             dependencies: [
-                "CastTransport", "CastChannels", "CastJSON",
+                "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
+                "CastReceiver", "ChatChannel", "CastMediaServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/castctl", swiftSettings: strictSettings),
@@ -122,6 +126,9 @@ let package = Package(
             path: "Examples/cast-receiver", exclude: ["pychromecast_smoke.py"], swiftSettings: strictSettings),
 
         // MARK: Tests (one target per module)
+        .testTarget(
+            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "castctl", "cast-receiver"],
+            path: "Tests/InteropTests", exclude: ["pychromecast_driver.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
             name: "CastTransportTests",
@@ -134,7 +141,9 @@ let package = Package(
         .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastJSON", "CastXML"], path: "Tests/CastMetadataTests"),
         .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport"], path: "Tests/CastMediaTests"),
         .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport"], path: "Tests/CastQueueTests"),
-        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryTests"),
+        .testTarget(
+            name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastTransport", "CastJSON", "CastTestSupport"],
+            path: "Tests/CastDiscoveryTests"),
         // Runs CastDiscovery inside lab network namespaces for CastDiscoveryTests' lab tests.
         .executableTarget(
             name: "CastDiscoveryLabTool", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryLabTool",

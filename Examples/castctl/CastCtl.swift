@@ -11,6 +11,7 @@ struct CastCtl: AsyncParsableCommand {
             on failure one line goes to standard error and the status is non-zero.
             """,
         subcommands: [
-            Demo.self, Status.self, Launch.self, Stop.self, Volume.self, AppCommand.self,
+            Demo.self, Status.self, Launch.self, Stop.self, Volume.self, Load.self, Play.self, Pause.self,
+            Seek.self, Rate.self, Tracks.self, Queue.self, AppCommand.self, Cast.self,
         ])
 }

@@ -18,15 +18,28 @@ struct DeviceOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the result as JSON.")
     var json = false
 
+    @Flag(name: .long, help: "Refuse a device that device authentication does not prove genuine.")
+    var requireGenuine = false
+
+    @Option(name: .long, help: "A PEM file of extra trusted Cast roots (for test devices such as cast-receiver --credentials).")
+    var trustRoot: String?
+
     var requestTimeout: Duration { .milliseconds(Int64(timeout * 1000)) }
 
     /// Connects, starts a channel connection and runs `body`, closing the connection afterwards.
     func withConnection<T>(_ body: (CastConnection, ReceiverStatus) async throws -> T) async throws -> T {
         let transport = try await TLSCastTransport.connect(
             host: host, port: port, configuration: .init(connectTimeout: requestTimeout))
+        var trust = CastTrustStore.cast
+        if let trustRoot {
+            let pem = try String(contentsOfFile: trustRoot, encoding: .utf8)
+            trust = trust.merging(try CastTrustStore(deviceRootsPEM: pem))
+        }
         let connection = CastConnection(
             transport: transport,
-            configuration: .init(userAgent: "castctl", requestTimeout: requestTimeout, launchTimeout: requestTimeout * 3))
+            configuration: .init(
+                userAgent: "castctl", requestTimeout: requestTimeout, launchTimeout: requestTimeout * 3,
+                deviceAuthPolicy: requireGenuine ? .require : .report, deviceAuthTrustStore: trust))
         do {
             let status = try await connection.start()
             let result = try await body(connection, status)

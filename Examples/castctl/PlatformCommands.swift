@@ -1,6 +1,7 @@
 import ArgumentParser
 import CastChannels
 import CastJSON
+import CastTransport
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show the receiver status.")
@@ -8,8 +9,10 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run {
-            let status = try await device.withConnection { _, status in status }
-            Output.print(status.summaryJSON, text: status.summaryText, json: device.json)
+            let (status, auth) = try await device.withConnection { connection, status in (status, connection.deviceAuthStatus) }
+            var json = status.summaryJSON
+            json["device"] = auth.summaryJSON
+            Output.print(json, text: "device: \(auth)\n" + status.summaryText, json: device.json)
         }
     }
 }
@@ -108,6 +111,19 @@ struct AppCommand: AsyncParsableCommand {
                 let json = reply?.json ?? ["sent": true]
                 Output.print(json, text: reply?.text ?? "sent", json: device.json)
             }
+        }
+    }
+}
+
+extension CastDeviceAuthStatus {
+    /// The device-authentication outcome as castctl prints it in JSON.
+    var summaryJSON: JSONValue {
+        switch self {
+        case .notChecked: return ["genuine": "unverified"]
+        case .verified(let result):
+            return ["genuine": "verified", "commonName": .string(result.deviceCommonName), "audioOnly": .bool(result.isAudioOnly)]
+        case .failed(let error):
+            return ["genuine": "failed", "reason": .string(error.description)]
         }
     }
 }

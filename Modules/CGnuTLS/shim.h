@@ -9,6 +9,7 @@
 #include <gnutls/crypto.h>
 #include <sys/types.h>
 #include <errno.h>
+#include <string.h>
 
 /// `gnutls_transport_set_ptr` takes a `gnutls_transport_ptr_t`; Swift sees it as an opaque pointer.
 static inline void castor_gnutls_set_transport_user_data(gnutls_session_t session, void *ptr) {
@@ -59,5 +60,37 @@ static inline void *castor_gnutls_transport_user_data(gnutls_session_t session) 
 
 /// `EAGAIN` as a function (errno macros may expand to non-constant expressions).
 static inline int castor_gnutls_errno_again(void) { return EAGAIN; }
+
+// MARK: Device authentication (X.509 inspection, signatures)
+
+/// `GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE`: an optional extension or list item is absent.
+static inline int castor_gnutls_e_requested_data_not_available(void) { return GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE; }
+/// `GNUTLS_E_SHORT_MEMORY_BUFFER`: the output buffer was too small; the needed size was stored.
+static inline int castor_gnutls_e_short_memory_buffer(void) { return GNUTLS_E_SHORT_MEMORY_BUFFER; }
+
+/// Flags for `gnutls_pubkey_verify_data2`: accept SHA-1 RSA signatures (older Cast device chains and
+/// SHA-1 challenge replies use them); MD2/MD5 stay rejected.
+static inline unsigned int castor_gnutls_verify_allow_sha1(void) { return GNUTLS_VERIFY_ALLOW_SIGN_WITH_SHA1; }
+
+/// `GNUTLS_PRIVKEY_IMPORT_COPY`: the abstract key keeps its own copy of the X.509 key.
+static inline unsigned int castor_gnutls_privkey_import_copy(void) { return GNUTLS_PRIVKEY_IMPORT_COPY; }
+
+/// The OID string of one certificate policy (`struct gnutls_x509_policy_st` is awkward to import).
+static inline const char *castor_gnutls_policy_oid(const struct gnutls_x509_policy_st *policy) { return policy->oid; }
+
+/// Adds the certificate policy `oid` (no qualifiers) to `crt`.
+static inline int castor_gnutls_crt_add_policy(gnutls_x509_crt_t crt, const char *oid) {
+    struct gnutls_x509_policy_st policy;
+    memset(&policy, 0, sizeof(policy));
+    policy.oid = (char *)oid;
+    policy.qualifiers = 0;
+    return gnutls_x509_crt_set_policy(crt, &policy, 0);
+}
+
+/// `GNUTLS_OID_X520_ORGANIZATION_NAME` is a string macro.
+static inline const char *castor_gnutls_oid_organization(void) { return GNUTLS_OID_X520_ORGANIZATION_NAME; }
+/// `GNUTLS_KP_TLS_WWW_CLIENT` (clientAuth) and `GNUTLS_KP_ANY` are string macros.
+static inline const char *castor_gnutls_kp_client_auth(void) { return GNUTLS_KP_TLS_WWW_CLIENT; }
+static inline const char *castor_gnutls_kp_any(void) { return GNUTLS_KP_ANY; }
 
 #endif

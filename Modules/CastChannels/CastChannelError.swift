@@ -9,7 +9,7 @@ public struct CastChannelError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case timeout, connectionLost, closed, messageTooLarge, invalidNamespace
-            case launchError, invalidRequest, malformedReply, appClosed, notConnected, heartbeatTimeout, cancelled
+            case launchError, invalidRequest, malformedReply, appClosed, notConnected, heartbeatTimeout, cancelled, notGenuine
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -34,6 +34,8 @@ public struct CastChannelError: Error, Sendable, CustomStringConvertible {
         public static let appClosed = Code(.appClosed)
         /// The channel is not connected to a running app.
         public static let notConnected = Code(.notConnected)
+        /// Device authentication did not prove the device genuine and the policy requires it.
+        public static let notGenuine = Code(.notGenuine)
         /// The waiting task was cancelled.
         public static let cancelled = Code(.cancelled)
         /// Nothing arrived from the device for longer than the liveness timeout.

@@ -1,3 +1,5 @@
+public import CastTransport
+
 /// How a ``CastConnection`` behaves.
 public struct CastConnectionConfiguration: Sendable {
     /// This sender's endpoint id (`sender-0`, as pychromecast uses).
@@ -14,6 +16,14 @@ public struct CastConnectionConfiguration: Sendable {
     public var requestTimeout: Duration
     /// The deadline for LAUNCH, which may take longer on real devices.
     public var launchTimeout: Duration
+    /// Whether to check that the device is a genuine Cast device (device authentication), and
+    /// what to do with the result: `.report` (default) exposes it and goes on, `.require` refuses
+    /// an unverified device, `.off` skips the exchange.
+    public var deviceAuthPolicy: CastDeviceAuthPolicy
+    /// The roots a genuine device must chain to: the public Cast and Eureka roots by default.
+    public var deviceAuthTrustStore: CastTrustStore
+    /// How long to wait for the answer to the device-authentication challenge.
+    public var deviceAuthTimeout: Duration
 
     /// Creates a configuration; every parameter has the recommended default.
     public init(
@@ -23,7 +33,10 @@ public struct CastConnectionConfiguration: Sendable {
         heartbeatInterval: Duration = .seconds(5),
         livenessTimeout: Duration = .seconds(10),
         requestTimeout: Duration = .seconds(10),
-        launchTimeout: Duration = .seconds(30)
+        launchTimeout: Duration = .seconds(30),
+        deviceAuthPolicy: CastDeviceAuthPolicy = .report,
+        deviceAuthTrustStore: CastTrustStore = .cast,
+        deviceAuthTimeout: Duration = .seconds(5)
     ) {
         self.senderId = senderId
         self.userAgent = userAgent
@@ -32,6 +45,9 @@ public struct CastConnectionConfiguration: Sendable {
         self.livenessTimeout = livenessTimeout
         self.requestTimeout = requestTimeout
         self.launchTimeout = launchTimeout
+        self.deviceAuthPolicy = deviceAuthPolicy
+        self.deviceAuthTrustStore = deviceAuthTrustStore
+        self.deviceAuthTimeout = deviceAuthTimeout
     }
 
     /// The defaults.
@@ -44,6 +60,8 @@ public enum CastConnectionEvent: Sendable {
     case receiverStatus(ReceiverStatus)
     /// An app's virtual connection closed (CLOSE from its transport, or it left the status).
     case appClosed(transportId: String)
+    /// The device-authentication check finished (see ``CastConnectionConfiguration/deviceAuthPolicy``).
+    case deviceAuthenticated(CastDeviceAuthStatus)
     /// The connection ended; `nil` when this side closed it.
     case closed(CastChannelError?)
 }

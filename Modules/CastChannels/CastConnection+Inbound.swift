@@ -34,6 +34,13 @@ extension CastConnection {
             return
         }
         switch message.namespace {
+        case CastNamespace.deviceAuth.rawValue:
+            let waiter = state.withLock { state in
+                defer { state.deviceAuthReply = nil }
+                return state.deviceAuthReply
+            }
+            waiter?.fulfil(.success(message))
+            return
         case CastNamespace.heartbeat.rawValue:
             if message.json?["type"]?.stringValue == "PING" {
                 // Answer with the ids swapped, whether the PING came from receiver-0 or Tr@n$p0rt-0.

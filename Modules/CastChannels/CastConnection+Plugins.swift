@@ -24,12 +24,21 @@ extension CastConnection {
         guard added else {
             throw CastChannelError(code: .invalidNamespace, message: "A channel for \(plugin.namespace) is already added")
         }
-        let consumer = Task {
+        let consumer = Task { [weak self] in
             for await call in stream {
                 switch call {
-                case .connect(let context): await plugin.channelDidConnect(context)
-                case .message(let context, let message): await plugin.channel(context, didReceive: message)
-                case .disconnect(let context, let reason): await plugin.channelDidDisconnect(context, reason: reason)
+                case .connect(let context):
+                    await plugin.channelDidConnect(context)
+                    self?.connectDelivered(key, context: context)
+                case .message(let context, let message):
+                    await plugin.channel(context, didReceive: message)
+                case .disconnect(let context, let reason):
+                    self?.state.withLock { state in
+                        if state.plugins[key]?.deliveredContext?.transportId == context.transportId {
+                            state.plugins[key]?.deliveredContext = nil
+                        }
+                    }
+                    await plugin.channelDidDisconnect(context, reason: reason)
                 }
             }
         }
@@ -53,6 +62,49 @@ extension CastConnection {
     /// even before the plugin's ``CastChannelPlugin/channelDidConnect(_:)`` has run.
     public func context(for plugin: any CastChannelPlugin) -> CastChannelContext? {
         state.withLock { $0.plugins[ObjectIdentifier(plugin)]?.context }
+    }
+
+    /// Waits until `plugin` is connected and its ``CastChannelPlugin/channelDidConnect(_:)`` has
+    /// returned — for example right after launching the app it talks to.
+    /// - Returns: the plugin's context.
+    /// - Throws: ``CastChannelError`` `.timeout` (the configured request timeout by default),
+    ///   `.notConnected` when the plugin was never added, or the connection's end.
+    public func waitUntilConnected(_ plugin: any CastChannelPlugin, timeout: Duration? = nil) async throws(CastChannelError) -> CastChannelContext {
+        let key = ObjectIdentifier(plugin)
+        let promise = ReplyPromise<CastChannelContext>()
+        let ready = try state.withLock { state throws(CastChannelError) -> CastChannelContext? in
+            guard case .running = state.phase else {
+                if case .closed(let reason) = state.phase, let reason { throw reason }
+                if case .idle = state.phase {} else { throw CastChannelError(code: .closed, message: "The connection is closed") }
+                return nil
+            }
+            guard state.plugins[key] != nil else {
+                throw CastChannelError(code: .notConnected, message: "\(plugin.namespace) was never added to this connection")
+            }
+            if let delivered = state.plugins[key]?.deliveredContext { return delivered }
+            state.plugins[key]?.connectWaiters.append(promise)
+            return nil
+        }
+        if let ready { return ready }
+        let deadline = timeout ?? configuration.requestTimeout
+        let timer = self.timer
+        let namespace = plugin.namespace
+        let deadlineTask = Task {
+            do { try await timer.sleep(deadline) } catch { return }
+            promise.fulfil(.failure(CastChannelError(code: .timeout, message: "\(namespace) did not connect within \(deadline)")))
+        }
+        defer { deadlineTask.cancel() }
+        return try await promise.value()
+    }
+
+    func connectDelivered(_ key: ObjectIdentifier, context: CastChannelContext) {
+        let waiters = state.withLock { state -> [ReplyPromise<CastChannelContext>] in
+            guard state.plugins[key]?.context?.transportId == context.transportId else { return [] }
+            state.plugins[key]?.deliveredContext = context
+            defer { state.plugins[key]?.connectWaiters.removeAll() }
+            return state.plugins[key]?.connectWaiters ?? []
+        }
+        for waiter in waiters { waiter.fulfil(.success(context)) }
     }
 
     /// Connects every platform plugin that is not yet connected.

@@ -26,7 +26,12 @@ public final class CastConnection: Sendable {
     struct PluginSlot: Sendable {
         let plugin: any CastChannelPlugin
         let mailbox: AsyncStream<PluginCall>.Continuation
+        /// The context once the connection has connected the plugin.
         var context: CastChannelContext?
+        /// The context once the plugin's `channelDidConnect` has returned.
+        var deliveredContext: CastChannelContext?
+        /// Tasks waiting in ``CastConnection/waitUntilConnected(_:timeout:)``.
+        var connectWaiters: [ReplyPromise<CastChannelContext>] = []
     }
 
     enum PluginCall: Sendable {
@@ -43,10 +48,14 @@ public final class CastConnection: Sendable {
         var receiverStatus: ReceiverStatus?
         var heartbeat: HeartbeatStateMachine
         var tasks: [Task<Void, Never>] = []
+        var deviceAuthStatus = CastDeviceAuthStatus.notChecked
+        var deviceAuthReply: ReplyPromise<CastMessage>?
     }
 
     /// The transport underneath.
     public let transport: any CastTransport
+    /// The device's TLS certificate (DER), which device authentication binds to; `nil` for transports without TLS.
+    public let peerCertificateDER: [UInt8]?
     /// The configuration.
     public let configuration: CastConnectionConfiguration
     /// The logger.
@@ -65,13 +74,17 @@ public final class CastConnection: Sendable {
     ///   - configuration: ids, timers and deadlines.
     ///   - clock: the clock every timer uses (inject a manual clock in tests).
     ///   - logger: where protocol events are logged.
+    ///   - peerCertificateDER: the device's TLS certificate for device authentication; taken from a
+    ///     ``TLSCastTransport`` by default. Without one, device authentication is skipped.
     public init(
         transport: any CastTransport,
         configuration: CastConnectionConfiguration = .default,
         clock: some Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "castor.connection")
+        logger: Logger = Logger(label: "castor.connection"),
+        peerCertificateDER: [UInt8]? = nil
     ) {
         self.transport = transport
+        self.peerCertificateDER = peerCertificateDER ?? (transport as? TLSCastTransport)?.peerCertificateDER
         self.configuration = configuration
         self.logger = logger
         let timer = CastTimer(clock)
@@ -106,6 +119,7 @@ public final class CastConnection: Sendable {
         let heartbeat = Task { [self] in await runHeartbeat() }
         state.withLock { $0.tasks += [reader, heartbeat] }
         do {
+            try await authenticateDevice()
             try await ensureVirtualConnection(to: CastEndpoint.platform)
             let status = try await receiver.getStatus()
             await connectPlatformPlugins()
@@ -142,6 +156,10 @@ public final class CastConnection: Sendable {
         state.withLock { if case .closed(let reason) = $0.phase { return reason } else { return nil } }
     }
 
+    /// The outcome of device authentication: `.notChecked` until ``start()`` has run it, when the
+    /// policy is off, or when the transport has no TLS certificate.
+    public var deviceAuthStatus: CastDeviceAuthStatus { state.withLock { $0.deviceAuthStatus } }
+
     /// The latest receiver status, if one has arrived.
     public var receiverStatus: ReceiverStatus? { state.withLock { $0.receiverStatus } }
 
@@ -171,6 +189,7 @@ public final class CastConnection: Sendable {
         for slot in slots {
             if let context = slot.context { slot.mailbox.yield(.disconnect(context, pluginReason)) }
             slot.mailbox.finish()
+            for waiter in slot.connectWaiters { waiter.fulfil(.failure(failure)) }
         }
         for task in tasks { task.cancel() }
         if !tasks.isEmpty || !slots.isEmpty || !entries.isEmpty || error != nil {

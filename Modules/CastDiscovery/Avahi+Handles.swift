@@ -119,10 +119,10 @@ enum Avahi {
         return result
     }
 
-    static func addressText(_ address: UnsafePointer<AvahiAddress>) -> (String, CastEndpoint.Family) {
+    static func addressText(_ address: UnsafePointer<AvahiAddress>) -> (String, CastDeviceEndpoint.Family) {
         var buffer = [CChar](repeating: 0, count: 64)
         avahi_address_snprint(&buffer, buffer.count, address)
-        let family: CastEndpoint.Family = address.pointee.proto == castor_avahi_proto_inet6() ? .ipv6 : .ipv4
+        let family: CastDeviceEndpoint.Family = address.pointee.proto == castor_avahi_proto_inet6() ? .ipv6 : .ipv4
         return (buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, family)
     }
 

@@ -261,7 +261,7 @@ final class AvahiBrowserCore: @unchecked Sendable {
         let key = Self.key(interface, proto, name, subtype ? "sub:" + type : type, domain)
         guard event == AVAHI_RESOLVER_FOUND, let address else { return }  // a timeout keeps the last result
         let (text, family) = Avahi.addressText(address)
-        let endpoint = CastEndpoint(address: text, family: family, port: Int(port), interfaceIndex: Int(interface),
+        let endpoint = CastDeviceEndpoint(address: text, family: family, port: Int(port), interfaceIndex: Int(interface),
                                     interfaceName: Avahi.interfaceName(interface))
         do {
             let record = try CastTXTRecord(rawEntries: Avahi.entries(of: txt))

@@ -33,7 +33,7 @@ public struct CastDevice: Sendable, Hashable, Identifiable, Codable, CustomStrin
     /// The TXT record as advertised, when found over mDNS.
     public var txtRecord: [String: String]
     /// Every address, port and interface the device was seen at.
-    public var endpoints: Set<CastEndpoint>
+    public var endpoints: Set<CastDeviceEndpoint>
     /// The mechanisms that found it.
     public var sources: Set<DiscoverySource>
     /// App IDs whose DNS-SD subtype (`_<APPID>._sub._googlecast._tcp`) the device advertises,
@@ -47,7 +47,7 @@ public struct CastDevice: Sendable, Hashable, Identifiable, Codable, CustomStrin
         receiverStatusText: String? = nil, protocolVersion: Int? = nil, isBusy: Bool? = nil,
         iconPath: String? = nil, buildRevision: String? = nil, serviceName: String? = nil,
         applicationURL: String? = nil, txtRecord: [String: String] = [:],
-        endpoints: Set<CastEndpoint> = [], sources: Set<DiscoverySource> = []
+        endpoints: Set<CastDeviceEndpoint> = [], sources: Set<DiscoverySource> = []
     ) {
         self.id = id
         self.friendlyName = friendlyName
@@ -82,7 +82,7 @@ public struct CastDevice: Sendable, Hashable, Identifiable, Codable, CustomStrin
     }
 
     /// The endpoint to connect to first: routable IPv4, then routable IPv6, then link-local.
-    public var preferredEndpoint: CastEndpoint? {
+    public var preferredEndpoint: CastDeviceEndpoint? {
         endpoints.min { ($0.preferenceRank, $0.address, $0.port, $0.interfaceIndex ?? 0)
             < ($1.preferenceRank, $1.address, $1.port, $1.interfaceIndex ?? 0) }
     }
@@ -102,7 +102,7 @@ extension CastDevice {
     /// - Throws: ``CastDiscoveryError`` — ``CastDiscoveryError/Code/missingKey`` (no `id` or `fn`),
     ///   ``CastDiscoveryError/Code/invalidDeviceID``, ``CastDiscoveryError/Code/invalidUTF8``
     ///   (a text value is not UTF-8), ``CastDiscoveryError/Code/invalidNumber`` (`ca`, `ve`, `st`).
-    public init(txt: CastTXTRecord, endpoints: Set<CastEndpoint> = [], serviceName: String? = nil) throws(CastDiscoveryError) {
+    public init(txt: CastTXTRecord, endpoints: Set<CastDeviceEndpoint> = [], serviceName: String? = nil) throws(CastDiscoveryError) {
         func text(_ key: String) throws(CastDiscoveryError) -> String? {
             guard let raw = txt.rawValue(key) else { return nil }
             guard let value = String(validating: raw, as: UTF8.self) else {

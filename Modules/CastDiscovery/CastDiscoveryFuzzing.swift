@@ -1,11 +1,12 @@
 /// Entry points for libFuzzer harnesses (`make fuzz` wires them into `LLVMFuzzerTestOneInput`).
 ///
 /// Each function must never crash, hang or allocate without bound for any input; rejection is
-/// a thrown-and-caught typed error.
-package enum CastDiscoveryFuzzing {
+/// a thrown-and-caught typed error. Public only as SPI, for the separate fuzz package:
+/// `@_spi(Fuzzing) import CastDiscovery`.
+@_spi(Fuzzing) public enum CastDiscoveryFuzzing {
     /// Feeds bytes to the TXT wire-format parser and, when that succeeds, to the device reader;
     /// a parsed record must round-trip through ``CastTXTRecord/wireFormat``.
-    package static func fuzzTXT(_ data: UnsafeRawBufferPointer) {
+    public static func fuzzTXT(_ data: UnsafeRawBufferPointer) {
         let bytes = Array(data.bindMemory(to: UInt8.self))
         guard let record = try? CastTXTRecord(wireFormat: bytes) else { return }
         guard let again = try? CastTXTRecord(wireFormat: record.wireFormat), again == record else {
@@ -18,7 +19,7 @@ package enum CastDiscoveryFuzzing {
     }
 
     /// Feeds bytes to the SSDP response parser and the DIAL device-description parser.
-    package static func fuzzDeviceDescription(_ data: UnsafeRawBufferPointer) {
+    public static func fuzzDeviceDescription(_ data: UnsafeRawBufferPointer) {
         let bytes = Array(data.bindMemory(to: UInt8.self))
         _ = try? SSDPResponse(parsing: bytes)
         _ = try? DIALDeviceDescription(parsing: bytes)

@@ -33,6 +33,19 @@ public struct CastTXTRecord: Sendable, Hashable, CustomStringConvertible {
         try self.init(rawEntries: pairs.map { Array("\($0.key)=\($0.value)".utf8) })
     }
 
+    /// The key order real Cast devices advertise.
+    public static let castKeyOrder = ["id", "cd", "rm", "ve", "md", "ic", "fn", "ca", "st", "bs", "nf", "rs"]
+
+    /// Builds a record from a dictionary: the Cast keys in ``castKeyOrder``, then the others sorted.
+    ///
+    /// - Throws: ``CastDiscoveryError`` when a key is invalid or an entry is too long.
+    public init(_ values: [String: String]) throws(CastDiscoveryError) {
+        let known = Self.castKeyOrder.compactMap { key in values[key].map { (key: key, value: $0) } }
+        let others = values.filter { !Self.castKeyOrder.contains($0.key) }.sorted { $0.key < $1.key }
+            .map { (key: $0.key, value: $0.value) }
+        try self.init(known + others)
+    }
+
     /// Parses raw entries (`key=value` byte strings), as Avahi's string list delivers them.
     ///
     /// - Throws: ``CastDiscoveryError`` with ``CastDiscoveryError/Code/valueTooLong``,

@@ -39,10 +39,10 @@ public struct KnownHost: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The endpoint for this host (family guessed from the text).
-    public var endpoint: CastEndpoint {
-        let family: CastEndpoint.Family = host.contains(":") ? .ipv6
+    public var endpoint: CastDeviceEndpoint {
+        let family: CastDeviceEndpoint.Family = host.contains(":") ? .ipv6
             : host.allSatisfy({ $0.isNumber || $0 == "." }) ? .ipv4 : .hostname
-        return CastEndpoint(address: host, family: family, port: port)
+        return CastDeviceEndpoint(address: host, family: family, port: port)
     }
 
     /// `host:port` (`[v6]:port`).

@@ -37,8 +37,8 @@ public final class KnownHostsBrowser: DeviceBrowser {
     private let task = Mutex<Task<Void, Never>?>(nil)
     private let misses = Mutex<[KnownHost: Int]>([:])
 
-    /// Creates a browser probing with `prober`.
-    public init(configuration: Configuration, prober: any CastDeviceProber) {
+    /// Creates a browser probing with `prober` (by default TLS + GET_STATUS, ``TLSStatusProber``).
+    public init(configuration: Configuration, prober: any CastDeviceProber = TLSStatusProber()) {
         self.configuration = configuration
         self.prober = prober
     }

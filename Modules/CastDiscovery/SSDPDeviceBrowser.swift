@@ -148,7 +148,7 @@ public final class SSDPDeviceBrowser: DeviceBrowser {
         }
         do {
             let description = try DIALDeviceDescription(parsing: reply.body)
-            let endpoint = CastEndpoint(address: sender, family: .ipv4, port: CastDevice.devicePort,
+            let endpoint = CastDeviceEndpoint(address: sender, family: .ipv4, port: CastDevice.devicePort,
                                         interfaceName: configuration.interface)
             let device = CastDevice(
                 id: description.id, friendlyName: description.friendlyName, model: description.modelName,

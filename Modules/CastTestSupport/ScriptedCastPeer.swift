@@ -1,5 +1,6 @@
 public import CastJSON
 public import CastTransport
+import Foundation
 import Synchronization
 
 /// The far end of an in-memory transport, answering like a receiver from a script.
@@ -111,6 +112,11 @@ public final class ScriptedCastPeer: Sendable {
         for continuation in ready { continuation.resume(returning: message) }
         if message.namespace == "urn:x-cast:com.google.cast.tp.heartbeat", json["type"] == "PING" {
             if answersPings { try? await transport.send(message.reply(.string(#"{"type":"PONG"}"#))) }
+            return
+        }
+        if message.namespace == "urn:x-cast:com.google.cast.tp.deviceauth", rule == nil {
+            // A device without credentials: DeviceAuthMessage { error { error_type: INTERNAL_ERROR } }.
+            try? await transport.send(message.reply(.binary(Data([0x1a, 0x02, 0x08, 0x00]))))
             return
         }
         guard let rule else { return }

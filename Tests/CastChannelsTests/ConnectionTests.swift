@@ -309,3 +309,36 @@ struct NamespaceTests {
         #expect(!CastNamespace.receiver.isTransport)
     }
 }
+
+@Suite("Waiting for a plugin to connect")
+struct WaitUntilConnectedTests {
+    @Test func returnsOnceTheLaunchedAppsChannelHasConnected() async throws {
+        let device = FakeDevice()
+        let connection = CastConnection(transport: device.senderEnd)
+        let chat = CastGenericChannel(namespace: try CastNamespace(FakeDevice.chatNamespace))
+        try await connection.add(chat)
+        try await connection.start()
+        async let waited = connection.waitUntilConnected(chat)
+        _ = try await connection.receiver.launch(appId: "CHAT")
+        let context = try await waited
+        #expect(context.transportId == FakeDevice.appTransport)
+        #expect(chat.isConnected)  // channelDidConnect has run
+        // Already connected: returns at once.
+        #expect(try await connection.waitUntilConnected(chat).transportId == FakeDevice.appTransport)
+        await connection.close()
+    }
+
+    @Test func timesOutOnTheInjectedClockWhenNoAppRuns() async throws {
+        let device = FakeDevice()
+        let clock = ManualClock()
+        let connection = CastConnection(transport: device.senderEnd, clock: clock)
+        let chat = CastGenericChannel(namespace: try CastNamespace(FakeDevice.chatNamespace))
+        try await connection.add(chat)
+        try await connection.start()
+        let waiting = Task { try await connection.waitUntilConnected(chat, timeout: .seconds(2)) }
+        while clock.sleeperCount < 2 { await Task.yield() }
+        await clock.advance(by: .seconds(2))
+        await #expect { try await waiting.value } throws: { ($0 as? CastChannelError)?.code == .timeout }
+        await connection.close()
+    }
+}

@@ -109,3 +109,61 @@ struct TLSLoopbackTests {
         }
     }
 }
+
+@Suite("Device authentication on connect")
+struct ConnectionDeviceAuthTests {
+    /// A device whose every accepted connection answers challenges with `credentials`.
+    static func startDevice(credentials: CastDeviceCredentials?) async throws -> CastTransportServer {
+        let server = try await CastTransportServer.start(host: "127.0.0.1", port: 0)
+        let certificate = server.credentials.certificateDER
+        Task {
+            for await connection in server.connections {
+                let device = FakeDevice(senderEnd: nil, receiverEnd: connection)
+                if let credentials {
+                    device.peer.on(namespace: "urn:x-cast:com.google.cast.tp.deviceauth", type: nil) { message, _ in
+                        credentials.respond(to: message, tlsCertificateDER: certificate).map { [$0] } ?? []
+                    }
+                }
+            }
+        }
+        return server
+    }
+
+    @Test func aGenuineDeviceIsVerifiedBeforeAnythingElseIsSent() async throws {
+        let credentials = try CastDeviceCredentials.generate(deviceID: "0123456789abcdef0123456789abcdef")
+        let trust = try #require(credentials.authority?.trustStore)
+        let server = try await Self.startDevice(credentials: credentials)
+        let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
+        let connection = CastConnection(transport: transport, configuration: .init(deviceAuthPolicy: .require, deviceAuthTrustStore: trust))
+        try await connection.start()
+        #expect(connection.deviceAuthStatus.isVerified)
+        await connection.close()
+        await server.close()
+    }
+
+    @Test func requirePolicyRefusesADeviceWithoutCredentials() async throws {
+        let server = try await Self.startDevice(credentials: nil)  // answers with an AuthError
+        let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
+        let connection = CastConnection(transport: transport, configuration: .init(deviceAuthPolicy: .require))
+        await #expect { try await connection.start() } throws: { ($0 as? CastChannelError)?.code == .notGenuine }
+        #expect(!connection.isRunning)
+        await server.close()
+    }
+
+    @Test func reportPolicyExposesTheFailureAndGoesOn() async throws {
+        let credentials = try CastDeviceCredentials.generate(deviceID: "0123456789abcdef0123456789abcdef")
+        let server = try await Self.startDevice(credentials: credentials)
+        let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
+        // Default trust store: the public Cast roots, which a test chain does not reach.
+        let connection = CastConnection(transport: transport)
+        try await connection.start()
+        guard case .failed(let error) = connection.deviceAuthStatus else {
+            Issue.record("expected a failed check, got \(connection.deviceAuthStatus)")
+            return
+        }
+        #expect(error.code == .untrustedChain)
+        #expect(connection.isRunning)
+        await connection.close()
+        await server.close()
+    }
+}

@@ -2,7 +2,7 @@
 // (Tests/CastDiscoveryTests/Lab*.swift). Output is one JSON object per line on stdout.
 //
 //   CastDiscoveryLabTool publish --name N --port P [--subtype APPID] [--interface IF] key=value...
-//       publishes, prints {"published": NAME}; each stdin line "txt key=value ..." replaces the
+//       publishes, prints {"published": NAME}; each stdin line "txt<TAB>key=value<TAB>..." replaces the
 //       TXT record and prints {"updated": true}; at stdin EOF withdraws and exits.
 //   CastDiscoveryLabTool browse [--interface IF] [--app APPID]
 //       prints {"event": "added|updated|removed|diagnostic", ...} lines until stdin EOF.
@@ -79,7 +79,7 @@ do {
             txt: try txtRecord(positional(rest)), subtypes: option("--subtype", in: rest).map { [$0] } ?? [])
         emit(["published": name])
         for await line in stdinLines() {
-            let words = line.split(separator: " ").map(String.init)
+            let words = line.split(separator: "\t").map(String.init)
             if words.first == "txt" {
                 try await publisher.update(txt: try txtRecord(Array(words.dropFirst())))
                 emit(["updated": true])

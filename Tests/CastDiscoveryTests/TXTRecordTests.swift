@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CastDiscovery
+@_spi(Fuzzing) @testable import CastDiscovery
 
 /// A real Google Home Mini TXT record (avahi-browse capture, cast-protocol.md §6.1).
 let homeMiniTXT: [(key: String, value: String)] = [
@@ -12,19 +12,21 @@ let homeMiniTXT: [(key: String, value: String)] = [
 
 func raw(_ entries: [String]) -> [[UInt8]] { entries.map { Array($0.utf8) } }
 
-func expectCode(_ code: CastDiscoveryError.Code, _ body: () throws(CastDiscoveryError) -> Void) {
+func expectCode(_ code: CastDiscoveryError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
     do {
         try body()
-        Issue.record("expected \(code), got success")
+        Issue.record("expected \(code), got success", sourceLocation: sourceLocation)
+    } catch let error as CastDiscoveryError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
     } catch {
-        #expect(error.code == code, "\(error)")
+        Issue.record("expected CastDiscoveryError \(code), got \(error)", sourceLocation: sourceLocation)
     }
 }
 
 @Suite struct TXTRecordTests {
     @Test func parsesARealDevice() throws {
         let record = try CastTXTRecord(homeMiniTXT)
-        let endpoint = CastEndpoint(address: "10.0.0.7", family: .ipv4, port: 8009, interfaceIndex: 2, interfaceName: "eth0")
+        let endpoint = CastDeviceEndpoint(address: "10.0.0.7", family: .ipv4, port: 8009, interfaceIndex: 2, interfaceName: "eth0")
         let device = try CastDevice(txt: record, endpoints: [endpoint], serviceName: "Google-Home-Mini-99f3c58bf3471cc10cd87f79d33599cf")
         #expect(device.id.description == "99f3c58b-f347-1cc1-0cd8-7f79d33599cf")
         #expect(device.friendlyName == "Kitchen speaker")
@@ -52,8 +54,8 @@ func expectCode(_ code: CastDiscoveryError.Code, _ body: () throws(CastDiscovery
     }
 
     @Test func groupsComeFromCapabilitiesAndPortNeverFromTheName() throws {
-        let groupPort = CastEndpoint(address: "10.0.0.9", family: .ipv4, port: 32_187)
-        let devicePort = CastEndpoint(address: "10.0.0.9", family: .ipv4, port: 8009)
+        let groupPort = CastDeviceEndpoint(address: "10.0.0.9", family: .ipv4, port: 32_187)
+        let devicePort = CastDeviceEndpoint(address: "10.0.0.9", family: .ipv4, port: 8009)
         let id = "42feced1d94238232fba92623e2682f3"
         // Bit 5 set: a group, whatever the port.
         let flagged = try CastDevice(txt: CastTXTRecord([("id", id), ("fn", "Downstairs"), ("ca", "2084")]), endpoints: [devicePort])
@@ -104,7 +106,7 @@ func expectCode(_ code: CastDiscoveryError.Code, _ body: () throws(CastDiscovery
     }
 
     @Test func badIDsAndNumbersAreRejected() {
-        func device(_ pairs: [(key: String, value: String)]) throws(CastDiscoveryError) {
+        func device(_ pairs: [(key: String, value: String)]) throws {
             _ = try CastDevice(txt: try CastTXTRecord(pairs))
         }
         expectCode(.invalidDeviceID) { try device([("id", "zz"), ("fn", "TV")]) }
@@ -164,5 +166,13 @@ func expectCode(_ code: CastDiscoveryError.Code, _ body: () throws(CastDiscovery
             input.withUnsafeBytes { CastDiscoveryFuzzing.fuzzTXT($0) }
             input.withUnsafeBytes { CastDiscoveryFuzzing.fuzzDeviceDescription($0) }
         }
+    }
+}
+
+@Suite struct TXTDictionaryTests {
+    @Test func dictionaryRecordsUseTheCastKeyOrder() throws {
+        let record = try CastTXTRecord(["rs": "", "fn": "TV", "id": "0123456789abcdef0123456789abcdef", "zz": "1", "ca": "5"])
+        #expect(record.entries.map(\.key) == ["id", "fn", "ca", "rs", "zz"])
+        expectCode(.malformedTXT) { _ = try CastTXTRecord(["": "x"]) }
     }
 }

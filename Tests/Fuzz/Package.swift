@@ -9,8 +9,24 @@ let package = Package(
     name: "CastorFuzz",
     dependencies: [.package(name: "Castor", path: "../..")],
     targets: [
+        // Seeds for each target live in Seeds/<target>/ (read, never written, by scripts/fuzz.sh).
         .executableTarget(
             name: "FuzzCastFrame",
+            dependencies: [.product(name: "CastTransport", package: "Castor")]),
+        .executableTarget(
+            name: "FuzzMediaStatus",
+            dependencies: [.product(name: "CastMedia", package: "Castor")]),
+        .executableTarget(
+            name: "FuzzPodcastFeed",
+            dependencies: [.product(name: "CastMetadata", package: "Castor")]),
+        .executableTarget(
+            name: "FuzzTXTRecord",
+            dependencies: [.product(name: "CastDiscovery", package: "Castor")]),
+        .executableTarget(
+            name: "FuzzDeviceDescription",
+            dependencies: [.product(name: "CastDiscovery", package: "Castor")]),
+        .executableTarget(
+            name: "FuzzAuthResponse",
             dependencies: [.product(name: "CastTransport", package: "Castor")]),
     ]
 )

@@ -15,6 +15,11 @@
 # RUN is a short unique tag (letters/digits, at most 8 chars); interface names are RUN plus a
 # suffix so they fit IFNAMSIZ. Nothing is sent anywhere but between the two namespaces.
 set -euo pipefail
+# Close every inherited descriptor above stderr, so the daemons started below do not keep a
+# caller's pipe open (a caller reading our output to EOF would otherwise wait for them).
+for fd in $(ls /proc/$$/fd); do
+  [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null || true
+done
 
 cmd="${1:?usage: castlab.sh up|down|exec|stop-avahi|start-avahi RUN ...}"
 run="${2:?run tag missing}"
@@ -83,20 +88,27 @@ start_avahi() {
   echo $! > "$d/avahi.pid"
   for _ in $(seq 1 200); do
     grep -q "Server startup complete" "$d/avahi.log" 2>/dev/null && return 0
-    kill -0 "$(cat "$d/avahi.pid")" 2>/dev/null || break
+    alive "$(cat "$d/avahi.pid")" || break
     sleep 0.05
   done
   echo "castlab: avahi-daemon for host $h did not start" >&2; cat "$d/avahi.log" >&2; return 1
+}
+
+alive() {  # running and not a zombie (an exited daemon waits for init to reap it)
+  local state
+  state="$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" || return 1
+  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
 }
 
 stop_pidfile() {
   local f="$1"
   [ -f "$f" ] || return 0
   local pid; pid="$(cat "$f")"
-  if kill -0 "$pid" 2>/dev/null; then
+  # Only a process of this run: its command line names this run's directory.
+  if alive "$pid" && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q "$dir/"; then
     kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-    kill -KILL "$pid" 2>/dev/null || true
+    for _ in $(seq 1 60); do alive "$pid" || break; sleep 0.05; done
+    alive "$pid" && kill -KILL "$pid" 2>/dev/null || true
   fi
   rm -f "$f"
 }

@@ -190,6 +190,9 @@ final class SessionLink: Sendable {
                     self.logger.info("Connection to \(self.device.friendlyName) lost: \(error)")
                     await self.reconnect()
                     return
+                default:
+                    // Other events (device authentication...) do not affect the session.
+                    break
                 }
             }
         }

@@ -3,7 +3,7 @@
 /// A device usually has several: one per address family and per interface of a multi-homed
 /// host. IPv6 link-local addresses are only usable with their interface, which is kept here
 /// (``hostForConnecting`` adds the `%scope`).
-public struct CastEndpoint: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct CastDeviceEndpoint: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The address family.
     public enum Family: String, Sendable, Hashable, Codable {
         /// IPv4.

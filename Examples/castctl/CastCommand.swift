@@ -1,0 +1,168 @@
+import ArgumentParser
+import CastChannels
+import CastJSON
+import CastMedia
+import CastMediaServer
+import CastMetadata
+import CastQueue
+import Dispatch
+import Foundation
+
+/// `castctl cast`: play local files (or URLs) on a device, serving the files over HTTP meanwhile.
+struct Cast: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Cast a local file, directory or playlist (.m3u/.pls), or a URL.",
+        discussion: """
+            Local files are served over HTTP from this machine, on the address that reaches the device, under \
+            unguessable URLs, with byte ranges and CORS. Subtitles next to a video (movie.srt, movie.en.vtt) are \
+            found and offered as text tracks; SRT is converted to WebVTT. A directory or playlist becomes a queue. \
+            castctl keeps serving until playback ends or you press Ctrl-C (which stops the media).
+            """)
+
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "A media file, a directory, an .m3u/.m3u8/.pls playlist, or an http(s) URL.") var source: String
+    @Option(help: "A subtitle file (.srt or .vtt) for the first item.") var subtitles: String?
+    @Option(help: "The address to serve files on; by default the local address that reaches the device.") var serveHost: String?
+    @Option(help: "The port to serve files on (0 picks a free one).") var servePort = 0
+    @Flag(help: "Don't turn the first subtitle track on.") var subtitlesOff = false
+
+    func run() async throws {
+        try await Output.run {
+            let server: CastMediaServer
+            if let serveHost {
+                server = try await CastMediaServer.start(.init(host: serveHost, port: servePort))
+            } else {
+                server = try await CastMediaServer.start(reaching: device.host, receiverPort: device.port, port: servePort)
+            }
+            defer { Task { await server.shutdown() } }
+            let items = try CastPlan.items(for: source, subtitles: subtitles, server: server)
+            guard !items.isEmpty else { throw ValidationError("\(source) holds no playable media") }
+            if !device.json {
+                print("castctl: serving on \(server.baseURL) — \(items.count) item(s)")
+                for item in items { print("  \(item.media?.metadata?.title ?? item.media?.contentId ?? "?")  \(item.media?.contentId ?? "")") }
+            }
+            let interrupted = SignalFlag()
+            try await device.withMedia(launchIfNeeded: true) { _, media in
+                let firstTracks = items.first?.media?.tracks ?? []
+                let active = subtitlesOff || firstTracks.isEmpty ? nil : [firstTracks[0].trackId]
+                var status: MediaStatus
+                if items.count == 1, let only = items[0].media {
+                    status = try await media.load(only, activeTrackIds: active)
+                } else {
+                    var first = items
+                    first[0].activeTrackIds = active
+                    status = try await media.queueLoad(first)
+                }
+                Output.print(status, json: device.json)
+                let statuses = media.statuses
+                let ended = Task {
+                    for await update in statuses {
+                        guard let update else { return true }  // the session ended
+                        if update.playerState == .idle, update.idleReason != nil { return true }
+                    }
+                    return false
+                }
+                let outcome = await interrupted.wait(orUntil: ended)
+                if outcome == .interrupted {
+                    let stopped = try? await media.stop()
+                    if !device.json { print("castctl: interrupted; stopped the media") }
+                    Output.print(stopped ?? nil, json: device.json)
+                } else if !device.json {
+                    print("castctl: playback ended")
+                }
+            }
+        }
+    }
+}
+
+/// Turns a source into queue items, publishing local files on the media server.
+enum CastPlan {
+    static func items(for source: String, subtitles: String?, server: CastMediaServer) throws -> [QueueItem] {
+        if isURL(source) {
+            var media = try LoadOptions.parse([]).media(url: source)
+            if let subtitles {
+                let registration = try server.register(subtitles: subtitles)
+                media.tracks = [MediaTrack(trackId: 1, type: .text, subtype: .subtitles, contentId: registration.url,
+                                           contentType: "text/vtt", name: "Subtitles", language: "und")]
+            }
+            return [QueueItemBuilder(media: media).build()]
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
+            throw ValidationError("\(source): no such file or directory")
+        }
+        let lower = source.lowercased()
+        let isPlaylist = isDirectory.boolValue || [".m3u", ".m3u8", ".pls"].contains { lower.hasSuffix($0) }
+        let entries: [PlaylistEntry] = isPlaylist ? try Playlist.entries(at: source) : [PlaylistEntry(location: .file(source))]
+        return try entries.enumerated().map { index, entry in
+            switch entry.location {
+            case .url(let url):
+                var media = try LoadOptions.parse([]).media(url: url)
+                if let title = entry.title { media.metadata?.title = title }
+                return QueueItemBuilder(media: media).build()
+            case .file(let path):
+                let published = try server.publish(mediaAt: path, extraSubtitles: index == 0 ? (subtitles.map { [$0] } ?? []) : [])
+                var metadata = CastMetadata(title: entry.title ?? published.title, metadataType: .generic, images: [])
+                metadata.subtitle = (path as NSString).lastPathComponent
+                let tracks = published.subtitles.enumerated().map { offset, subtitle in
+                    MediaTrack(trackId: offset + 1, type: .text, subtype: .subtitles, contentId: subtitle.registration.url,
+                               contentType: "text/vtt", name: subtitle.label ?? subtitle.language ?? "Subtitles",
+                               language: subtitle.language ?? "und")
+                }
+                let media = MediaInformation(
+                    contentId: published.media.url, contentType: published.media.contentType, streamType: .buffered,
+                    duration: entry.durationSeconds, metadata: metadata, tracks: tracks.isEmpty ? nil : tracks)
+                return QueueItemBuilder(media: media).build()
+            }
+        }
+    }
+
+    static func isURL(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+}
+
+/// SIGINT/SIGTERM as an awaitable event.
+///
+/// `@unchecked Sendable`: `sources` is written once in `init` and only kept alive afterwards.
+final class SignalFlag: @unchecked Sendable {
+    enum Outcome: Sendable { case interrupted, ended }
+
+    private let sources: [any DispatchSourceSignal]
+    private let stream: AsyncStream<Void>
+
+    init() {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        self.stream = stream
+        sources = [SIGINT, SIGTERM].map { signalNumber in
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { continuation.yield() }
+            source.resume()
+            return source
+        }
+    }
+
+    /// Waits for a signal or for `task` to finish with `true`.
+    func wait(orUntil task: Task<Bool, Never>) async -> Outcome {
+        await withTaskGroup(of: Outcome?.self) { group in
+            group.addTask { [stream] in
+                for await _ in stream { return .interrupted }
+                return nil
+            }
+            group.addTask { await task.value ? .ended : nil }
+            var outcome = Outcome.ended
+            for await result in group {
+                if let result {
+                    outcome = result
+                    break
+                }
+            }
+            group.cancelAll()
+            task.cancel()
+            return outcome
+        }
+    }
+}

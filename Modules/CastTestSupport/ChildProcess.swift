@@ -1,0 +1,175 @@
+import Foundation
+import Synchronization
+
+/// A program run by a test, whose output lines can be awaited.
+///
+/// Spawned with `posix_spawn` and reaped with `waitpid` on its own PID: Foundation's `Process`
+/// monitor on Linux can block in `waitpid` on one running child and then reap no other. The
+/// signal mask is reset so the child honours SIGTERM even when spawned from a Swift concurrency
+/// thread (which blocks signals).
+public final class ChildProcess: Sendable {
+    /// The child's process id.
+    public let pid: pid_t
+    private struct State {
+        var lines: [String] = []
+        var errorText = ""
+        var outputClosed = false
+        var exitStatus: Int32?
+        var lineWaiters: [(predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
+        var exitWaiters: [CheckedContinuation<Int32, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    /// Starts `executable` with `arguments`; standard input is /dev/null.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+        var outPipe: [Int32] = [0, 0]
+        var errPipe: [Int32] = [0, 0]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw ChildProcessError(message: "pipe() failed") }
+        for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var envp: [UnsafeMutablePointer<CChar>?]? = environment.map { env in
+            env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        }
+        defer { envp?.forEach { free($0) } }
+        var child: pid_t = 0
+        let status: Int32
+        if envp != nil {
+            status = envp!.withUnsafeMutableBufferPointer { posix_spawn(&child, executable, &actions, &attributes, argv, $0.baseAddress) }
+        } else {
+            status = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        }
+        close(outPipe[1])
+        close(errPipe[1])
+        guard status == 0 else {
+            close(outPipe[0])
+            close(errPipe[0])
+            throw ChildProcessError(message: "posix_spawn \(executable) failed: \(String(cString: strerror(status)))")
+        }
+        pid = child
+        let spawned = child
+        let outFD = outPipe[0]
+        let errFD = errPipe[0]
+        Thread.detachNewThread { [self] in
+            Self.readLines(outFD) { self.append($0) }
+            self.outputEnded()
+        }
+        Thread.detachNewThread { [self] in
+            Self.readLines(errFD) { line in self.state.withLock { $0.errorText += line + "\n" } }
+        }
+        Thread.detachNewThread { [self] in
+            var raw: Int32 = 0
+            while waitpid(spawned, &raw, 0) < 0 && errno == EINTR {}
+            let code: Int32 = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+            let waiters = state.withLock { state in
+                state.exitStatus = code
+                defer { state.exitWaiters.removeAll() }
+                return state.exitWaiters
+            }
+            for waiter in waiters { waiter.resume(returning: code) }
+        }
+    }
+
+    private static func readLines(_ fd: Int32, _ body: (String) -> Void) {
+        var buffer = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            buffer += chunk[..<count]
+            while let newline = buffer.firstIndex(of: 10) {
+                body(String(decoding: buffer[..<newline], as: UTF8.self))
+                buffer.removeSubrange(...newline)
+            }
+        }
+        if !buffer.isEmpty { body(String(decoding: buffer, as: UTF8.self)) }
+        close(fd)
+    }
+
+    private func append(_ line: String) {
+        let ready = state.withLock { state in
+            state.lines.append(line)
+            var ready: [CheckedContinuation<String?, Never>] = []
+            state.lineWaiters.removeAll { waiter in
+                guard waiter.predicate(line) else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume(returning: line) }
+    }
+
+    private func outputEnded() {
+        let pending = state.withLock { state in
+            state.outputClosed = true
+            defer { state.lineWaiters.removeAll() }
+            return state.lineWaiters.map(\.continuation)
+        }
+        for continuation in pending { continuation.resume(returning: nil) }
+    }
+
+    /// Waits for the first output line satisfying `predicate`; `nil` when the output ends first.
+    public func waitForLine(where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        await withCheckedContinuation { continuation in
+            let found: String?? = state.withLock { state in
+                if let line = state.lines.first(where: predicate) { return .some(line) }
+                if state.outputClosed { return .some(nil) }
+                state.lineWaiters.append((predicate, continuation))
+                return nil
+            }
+            if let found { continuation.resume(returning: found) }
+        }
+    }
+
+    /// Every output line so far.
+    public var output: [String] { state.withLock { $0.lines } }
+    /// Everything written to standard error so far.
+    public var errorOutput: String { state.withLock { $0.errorText } }
+
+    /// Sends `signal` (SIGTERM by default) and waits for the exit status.
+    public func terminate(signal: Int32 = SIGTERM) async -> Int32 {
+        if state.withLock({ $0.exitStatus == nil }) { kill(pid, signal) }
+        return await waitForExit()
+    }
+
+    /// Waits for the process to exit and its output to be read; returns the exit status (128 + signal when killed).
+    public func waitForExit() async -> Int32 {
+        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            let done: Int32? = state.withLock { state in
+                if let status = state.exitStatus { return status }
+                state.exitWaiters.append(continuation)
+                return nil
+            }
+            if let done { continuation.resume(returning: done) }
+        }
+        _ = await waitForLine { _ in false }
+        return status
+    }
+}
+
+/// A child process could not be started.
+public struct ChildProcessError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public var message: String
+    /// The message.
+    public var description: String { message }
+}

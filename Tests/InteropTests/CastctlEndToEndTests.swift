@@ -1,0 +1,71 @@
+import CastJSON
+import Foundation
+import Testing
+
+/// The example programs, run as a user runs them.
+@Suite("Examples end to end", .serialized)
+struct CastctlEndToEndTests {
+    @Test func demoRunsAWholeSessionWithNoViolations() async throws {
+        let result = try await runProgram(TestPaths.program("castctl"), ["demo", "--step-seconds", "0.2"])
+        #expect(result.status == 0, "\(result.stdout.joined(separator: "\n"))\n\(result.stderr)")
+        let text = result.stdout.joined(separator: "\n")
+        for expected in ["Launched Default Media Receiver", "Loaded a queue of 3 items", "Seeked to 0:02:00",
+                         "Playback rate 1.5×", "Subtitles on: active tracks [1]", "Next item: “Elephants Dream”",
+                         "Muted: true", "got “HELLO FROM LINUX”", "Protocol violations recorded by the receiver: 0"] {
+            #expect(text.contains(expected), "missing “\(expected)” in:\n\(text)")
+        }
+    }
+
+    @Test func castctlCommandsAgainstCastReceiver() async throws {
+        let receiver = try await ReceiverProcess.start(["--strict"])
+        let castctl = TestPaths.program("castctl")
+        let device = ["--host", "127.0.0.1", "--port", String(receiver.port), "--json"]
+        func run(_ arguments: [String]) async throws -> JSONValue {
+            let result = try await runProgram(castctl, arguments + device)
+            #expect(result.status == 0, "castctl \(arguments): \(result.stderr)")
+            return try JSONValue(parsing: result.stdout.last ?? "")
+        }
+        let status = try await run(["status"])
+        #expect(status["volume"]?["level"] != nil)
+        #expect(status["device"]?["genuine"] != nil)
+
+        let loaded = try await run(["load", "http://127.0.0.1:9/movie.mp4", "--title", "Movie", "--subtitles",
+                                    "http://127.0.0.1:9/movie.vtt", "--start", "10"])
+        #expect(loaded["playerState"] == "PLAYING")
+        #expect(loaded["activeTrackIds"] == [1])
+        #expect(try await run(["pause"])["playerState"] == "PAUSED")
+        #expect(try await run(["play"])["playerState"] == "PLAYING")
+        #expect((try await run(["seek", "42"])["currentTime"]?.doubleValue ?? 0) >= 42)
+        #expect(try await run(["rate", "1.5"])["playbackRate"] == 1.5)
+        #expect(try await run(["tracks", "--off"])["activeTrackIds"] == [])
+        let queued = try await run(["queue", "load", "http://127.0.0.1:9/a.mp4", "http://127.0.0.1:9/b.mp4", "http://127.0.0.1:9/c.mp4"])
+        #expect(queued["playerState"] == "PLAYING")
+        let list = try await run(["queue", "list"])
+        #expect(list.arrayValue?.count == 3)
+        let next = try await run(["queue", "next"])
+        #expect(next["media"]?["contentId"] == "http://127.0.0.1:9/b.mp4")
+        #expect(try await run(["volume", "0.25"])["volume"]?["level"] == 0.25)
+        #expect(try await run(["volume", "--mute"])["volume"]?["muted"] == true)
+
+        // A custom channel: launch the echo app, then send on its namespace.
+        let parts = ReceiverProcess.echoApp.split(separator: "=").map(String.init)
+        _ = try await run(["launch", parts[0]])
+        let echoed = try await run(["app", "send", parts[1], #"{"type":"PING","n":7}"#])
+        #expect(echoed["echo"]?["n"] == 7)
+        let stopped = try await run(["stop"])
+        #expect(stopped["applications"]?.arrayValue?.contains { $0["appId"] == .string(parts[0]) } == false)
+
+        // Failures: one line on standard error and a non-zero status.
+        let missing = try await runProgram(castctl, ["launch", "NOPE0000"] + device)
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("NOT_FOUND"))
+        #expect(missing.stderr.split(separator: "\n").count == 1)
+        let refused = try await runProgram(castctl, ["status", "--host", "127.0.0.1", "--port", "1", "--timeout", "2"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.hasPrefix("castctl: "))
+
+        // castctl is a well-behaved sender: the strict receiver recorded no violations.
+        let exit = await receiver.child.terminate()
+        #expect(exit == 0, "violations: \(receiver.child.output.filter { $0.contains("violation") })")
+    }
+}
