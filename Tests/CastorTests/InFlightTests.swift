@@ -13,16 +13,28 @@ struct ScriptedDevice: CastDeviceConnector {
     let senderEnd: InMemoryCastTransport
     let device = CastDevice(id: CastDeviceID(UUID()), friendlyName: "Scripted")
 
-    init() {
+    /// - Parameter appId: the app the device runs already (`nil`: none until LAUNCH, which starts the requested app).
+    init(appId: String? = "CC1AD845") {
         let (senderEnd, receiverEnd) = InMemoryCastTransport.pair()
         self.senderEnd = senderEnd
         peer = ScriptedCastPeer(transport: receiverEnd)
+        let running = Mutex(appId)
+        @Sendable func status(_ requestId: JSONValue) -> JSONValue {
+            let apps: JSONValue = running.withLock { $0 }.map { app in
+                [["appId": .string(app), "displayName": "App", "sessionId": "s-1",
+                  "transportId": "web-1", "namespaces": [["name": "urn:x-cast:com.google.cast.media"]],
+                  "statusText": "Ready", "isIdleScreen": false]]
+            } ?? []
+            return ["type": "RECEIVER_STATUS", "requestId": requestId, "status": [
+                "applications": apps,
+                "volume": ["level": 0.5, "muted": false, "controlType": "attenuation", "stepInterval": 0.05]]]
+        }
         peer.on(namespace: "urn:x-cast:com.google.cast.receiver", type: "GET_STATUS") { message, json in
-            [message.reply(json: ["type": "RECEIVER_STATUS", "requestId": json["requestId"] ?? 0, "status": [
-                "applications": [["appId": "CC1AD845", "displayName": "Default Media Receiver", "sessionId": "s-1",
-                                  "transportId": "web-1", "namespaces": [["name": "urn:x-cast:com.google.cast.media"]],
-                                  "statusText": "Ready", "isIdleScreen": false]],
-                "volume": ["level": 0.5, "muted": false, "controlType": "attenuation", "stepInterval": 0.05]]])]
+            [message.reply(json: status(json["requestId"] ?? 0))]
+        }
+        peer.on(namespace: "urn:x-cast:com.google.cast.receiver", type: "LAUNCH") { message, json in
+            running.withLock { $0 = json["appId"]?.stringValue }
+            return [message.reply(json: status(json["requestId"] ?? 0))]
         }
         peer.on(namespace: "urn:x-cast:com.google.cast.media", type: "GET_STATUS") { message, json in
             [message.reply(json: ["type": "MEDIA_STATUS", "requestId": json["requestId"] ?? 0, "status": [[
@@ -40,6 +52,27 @@ struct ScriptedDevice: CastDeviceConnector {
 }
 
 @Suite struct InFlightTests {
+    @Test func androidTVCompatibleLaunchOfACustomApp() async throws {
+        let scripted = ScriptedDevice(appId: nil)
+        let cast = Cast(configuration: CastConfiguration(receiverAppID: "ABCD1234", isAndroidReceiverCompatible: true),
+                        connector: scripted, clock: ManualClock())
+        try await cast.startSession(with: scripted.device)
+        let launch = try #require(scripted.peer.received(namespace: "urn:x-cast:com.google.cast.receiver", type: "LAUNCH").first?.json)
+        #expect(launch["appId"] == "ABCD1234")
+        #expect(launch["supportedAppTypes"] == ["WEB", "ANDROID_TV"])
+        #expect(cast.sessionInfo?.appId == "ABCD1234")
+        #expect(cast.player != nil)
+    }
+
+    @Test func aPlainLaunchSendsNoAppTypes() async throws {
+        let scripted = ScriptedDevice(appId: nil)
+        let cast = Cast(connector: scripted, clock: ManualClock())
+        try await cast.startSession(with: scripted.device)
+        let launch = try #require(scripted.peer.received(namespace: "urn:x-cast:com.google.cast.receiver", type: "LAUNCH").first?.json)
+        #expect(launch["appId"] == "CC1AD845")
+        #expect(launch["supportedAppTypes"] == nil)
+    }
+
     @Test func aCommandInFlightFailsWhenTheConnectionDrops() async throws {
         let scripted = ScriptedDevice()
         let cast = Cast(configuration: CastConfiguration(reconnectPolicy: .never), connector: scripted, clock: ManualClock())
