@@ -206,6 +206,33 @@ import Testing
         await other.endSession()
     }
 
+    @Test func endingTheSessionWhileReconnecting() async throws {
+        let clock = ManualClock()
+        let tv = TestDevice.make("TV")
+        let connector = ReceiverConnector()
+        connector.register(tv.receiver, for: tv.device)
+        let cast = Cast(configuration: CastConfiguration(reconnectPolicy: CastReconnectPolicy(
+            maxAttempts: 5, initialDelay: .seconds(1), jitter: 0)), connector: connector, clock: clock)
+        let router = Router()
+        cast.delegate = router
+        var routed = router.events.makeAsyncIterator()
+        try await cast.startSession(with: tv.device)
+        #expect(await routed.next() == .started)
+        try await cast.player?.loadItems(from: [Assets.movie(1), Assets.movie(2)], with: CastLoadOptions(index: 1))
+        await connector.dropConnections()
+        try await waitUntil("reconnecting") { cast.connectionState == .reconnecting(attempt: 1) }
+        await cast.endSession()
+        guard case .ended(let state)? = await routed.next() else { Issue.record("no end"); return }
+        #expect(state?.assets.count == 2)
+        #expect(state?.options.index == 1)
+        #expect(cast.connectionState == .disconnected)
+        // The back-off was cancelled: advancing the clock connects nothing more.
+        await clock.advance(by: .seconds(30))
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(connector.connects == 1)
+        #expect(cast.player == nil)
+    }
+
     @Test func reconnectGivesUpAndEndsTheSession() async throws {
         let (cast, player, _, connector) = try await Self.session()
         let router = Router()

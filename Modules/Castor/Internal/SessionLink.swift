@@ -148,10 +148,17 @@ final class SessionLink: Sendable {
             }
             await Task.yield()
         }
-        state.withLock { state in
+        let closing = state.withLock { state -> Bool in
+            guard !state.closing, !state.ended else { return true }
             state.connection = connection
             state.app = app
             state.receiverStatus = connection.receiverStatus
+            return false
+        }
+        // The session was ended while this connection was being made (a reconnect racing endSession).
+        if closing {
+            await connection.close()
+            throw CastError(code: .sessionEnded, message: "The session ended while connecting")
         }
         do {
             _ = try await media.getStatus()

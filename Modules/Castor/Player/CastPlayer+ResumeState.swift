@@ -7,7 +7,8 @@ extension CastPlayer {
     /// active track language per characteristic. Fetches items the sender has not fetched yet.
     /// - Returns: `nil` when the receiver has nothing to resume.
     public func resumeState() async -> CastResumeState? {
-        guard let status = state.withLock({ $0.status }) else { return nil }
+        // Without a live media session (for example while reconnecting), use what the sender knew.
+        guard let status = state.withLock({ $0.status }), media.isConnected else { return lastKnownResumeState() }
         var queueItems: [QueueItem] = []
         let ids = queue.itemIds
         if !ids.isEmpty {
@@ -20,7 +21,7 @@ extension CastPlayer {
             }
             queueItems = ids.compactMap { fetched[$0] }
         }
-        if queueItems.isEmpty, let items = status.items { queueItems = items }
+        if queueItems.count < ids.count { queueItems = knownQueueItems().count > queueItems.count ? knownQueueItems() : queueItems }
         return Self.resumeState(status: status, items: queueItems, position: media.estimatedPosition)
     }
 
