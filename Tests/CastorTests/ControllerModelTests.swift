@@ -166,6 +166,14 @@ final class FakeVolume: CastVolumeControlling {
         #expect(!controller.isEnabled)
     }
 
+    @Test func timeLabels() {
+        #expect(CastProgressTracker.label(for: nil) == "--:--")
+        #expect(CastProgressTracker.label(for: .seconds(5)) == "0:05")
+        #expect(CastProgressTracker.label(for: .seconds(754)) == "12:34")
+        #expect(CastProgressTracker.label(for: .seconds(3723)) == "1:02:03")
+        #expect(CastProgressTracker.label(for: .seconds(-3)) == "0:00")
+    }
+
     @Test func progressIsThrottledAndSeeksOnRelease() async throws {
         let clock = ManualClock()
         let player = FakePlayer()

@@ -134,4 +134,13 @@ public final class CastProgressTracker: Observable, Sendable {
             changed()
         }
     }
+
+    /// A time label for a text UI: `m:ss`, or `h:mm:ss` from one hour; `--:--` for `nil`.
+    public static func label(for time: Duration?) -> String {
+        guard let time else { return "--:--" }
+        let total = max(0, Int(time.components.seconds))
+        let hours = total / 3600, minutes = (total % 3600) / 60, seconds = total % 60
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return hours > 0 ? "\(hours):\(two(minutes)):\(two(seconds))" : "\(minutes):\(two(seconds))"
+    }
 }
