@@ -29,6 +29,8 @@ let package = Package(
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
         .library(name: "CastTestSupport", targets: ["CastTestSupport"]),
+        .library(name: "Castor", targets: ["Castor"]),
+        .library(name: "CastMultizone", targets: ["CastMultizone"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -89,6 +91,17 @@ let package = Package(
             dependencies: nio + [.product(name: "NIOHTTP1", package: "swift-nio"),
                                  .product(name: "Logging", package: "swift-log")],
             path: "Modules/CastMediaServer", swiftSettings: strictSettings),
+
+        .target(
+            name: "Castor",
+            dependencies: ["CastChannels", "CastMedia", "CastQueue", "CastMetadata", "CastDiscovery", "CastTransport",
+                           "CastJSON", "CastMultizone", .product(name: "Logging", package: "swift-log")],
+            path: "Modules/Castor", swiftSettings: strictSettings),
+
+        // MARK: Channel plugins (depend only on CastChannels and CastJSON)
+        .target(
+            name: "CastMultizone", dependencies: ["CastChannels", "CastJSON"],
+            path: "Plugins/CastMultizone", swiftSettings: strictSettings),
 
         .target(
             name: "CastTestSupport", dependencies: ["CastTransport", "CastJSON"],
@@ -153,6 +166,15 @@ let package = Package(
         .executableTarget(
             name: "castintents-durability-child", dependencies: ["CastIntents"],
             path: "Tests/CastIntentsDurabilityChild", swiftSettings: strictSettings),
+        .testTarget(
+            name: "CastorTests",
+            dependencies: ["Castor", "CastMultizone", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
+                           "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport"],
+            path: "Tests/CastorTests"),
+        .testTarget(
+            name: "CastMultizoneTests",
+            dependencies: ["CastMultizone", "CastChannels", "CastJSON", "CastTransport", "CastReceiver", "CastTestSupport"],
+            path: "Tests/CastMultizoneTests"),
         .testTarget(
             name: "CastMediaServerTests", dependencies: ["CastMediaServer"] + nio,
             path: "Tests/CastMediaServerTests"),

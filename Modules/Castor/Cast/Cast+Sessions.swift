@@ -1,0 +1,174 @@
+public import CastDiscovery
+
+extension Cast {
+    /// Starts a session with `device` and waits until it is up.
+    ///
+    /// - If a session with another device exists, this is a switch: the receiver's queue, position
+    ///   and settings are captured as a ``CastResumeState``, the old session ends (without telling
+    ///   the delegate), and the state is loaded on the new device.
+    /// - Otherwise the ``castable`` is asked for local state to hand over, then the ``delegate`` is told.
+    /// - If the receiver already runs the configured app (another sender's session), it is joined
+    ///   rather than relaunched.
+    /// - Throws: ``CastError`` `.deviceUnreachable`, `.launchFailed`, `.timeout`...; the current
+    ///   device is `nil` afterwards.
+    public func startSession(with device: CastDevice) async throws(CastError) {
+        try await startSession(with: device, resumingSessionId: nil)
+    }
+
+    /// Rejoins a remembered session (see ``sessionInfo``) at start-up if the receiver still runs it.
+    /// - Throws: ``CastError`` `.sessionEnded` when the receiver no longer runs it (nothing else is started).
+    public func resumeSession(_ info: CastSessionInfo, on device: CastDevice) async throws(CastError) {
+        guard device.id.description == info.deviceId else {
+            throw CastError(code: .invalidArgument, message: "Session \(info.sessionId) belongs to device \(info.deviceId), not \(device.id)")
+        }
+        try await startSession(with: device, resumingSessionId: info.sessionId)
+    }
+
+    func startSession(with device: CastDevice, resumingSessionId: String?) async throws(CastError) {
+        await gate.enter()
+        defer { gate.leave() }
+        if let current = state.withLock({ $0.link }) {
+            if current.device.id == device.id { return }
+            // A switch: carry the queue over.
+            let resume = await state.withLock({ $0.player })?.resumeState()
+            state.withLock { $0.switchState = resume }
+            await tearDown(stopApp: configuration.stopsReceiverAppOnEnd, notify: false)
+        }
+        let configuration = self.configuration
+        state.withLock { state in
+            state.currentDevice = device
+            state.connectionState = .connecting
+        }
+        changed(\.currentDevice)
+        changed(\.connectionState)
+        let link = SessionLink(device: device, configuration: configuration, clock: clock, connector: connector, logger: logger)
+        let joined: Bool
+        do {
+            joined = try await link.open(resumingSessionId: resumingSessionId)
+        } catch {
+            state.withLock { state in
+                state.currentDevice = nil
+                state.connectionState = .disconnected
+                state.switchState = nil
+            }
+            changed(\.currentDevice)
+            changed(\.connectionState)
+            throw error
+        }
+        let player = CastPlayer(media: link.media, queue: link.queue, configuration: configuration)
+        let info = link.app.map { CastSessionInfo(deviceId: device.id.description, sessionId: $0.sessionId, appId: $0.appId) }
+        let switchState = state.withLock { state in
+            state.link = link
+            state.player = player
+            state.connectionState = .connected
+            state.sessionInfo = info
+            defer { state.switchState = nil }
+            return state.switchState
+        }
+        changed(\.player)
+        changed(\.connectionState)
+        changed(\.sessionInfo)
+        changed(\.multizoneDevices)
+        follow(link)
+        if let switchState {
+            do { try await player.resume(from: switchState) } catch { logger.warning("Resuming on \(device.friendlyName) failed: \(error)") }
+            return
+        }
+        if !joined, let local = castable?.castStartSession() {
+            do { try await player.resume(from: local) } catch { logger.warning("Handing local playback over failed: \(error)") }
+        }
+        delegate?.castStartSession()
+    }
+
+    /// Ends the session: captures the receiver's state, stops the receiver app (when
+    /// ``CastConfiguration/stopsReceiverAppOnEnd``), disconnects, and hands the state to the
+    /// ``delegate`` and then the ``castable``. Does nothing without a session.
+    public func endSession() async {
+        await gate.enter()
+        defer { gate.leave() }
+        await tearDown(stopApp: configuration.stopsReceiverAppOnEnd, notify: true)
+    }
+
+    /// Ends the current session. With `notify`, the delegate and castable get the resume state.
+    func tearDown(stopApp: Bool, notify: Bool) async {
+        guard let (link, player) = state.withLock({ state in state.link.map { ($0, state.player) } }) else { return }
+        setConnectionState(.disconnecting)
+        let resume = notify ? await player?.resumeState() : nil
+        detach(link)
+        await link.close(stopApp: stopApp)
+        player?.invalidate()
+        finishTearDown(notifyingWith: notify ? .some(resume) : .none)
+    }
+
+    /// Forgets the session's objects; with a value, tells the delegate and castable.
+    private func finishTearDown(notifyingWith resume: CastResumeState??) {
+        let (delegate, castable) = state.withLock { state in
+            state.link = nil
+            state.player = nil
+            state.currentDevice = nil
+            state.connectionState = .disconnected
+            state.sessionInfo = nil
+            state.managers = [:]
+            return (state.delegate, state.castable)
+        }
+        changed(\.player)
+        changed(\.currentDevice)
+        changed(\.connectionState)
+        changed(\.sessionInfo)
+        changed(\.multizoneDevices)
+        if case .some(let resume) = resume {
+            delegate?.castEndSession(with: resume)
+            castable?.castEndSession(with: resume)
+        }
+    }
+
+    private func detach(_ link: SessionLink) {
+        state.withLock { state in
+            state.linkTask?.cancel()
+            state.linkTask = nil
+        }
+    }
+
+    /// Follows the session: connection state while reconnecting, the receiver status, and the end
+    /// of the session decided by the receiver (app stopped) or by reconnecting giving up.
+    private func follow(_ link: SessionLink) {
+        let members = link.multizone.events
+        let membersTask = Task { [weak self] in
+            for await _ in members {
+                guard let self else { return }
+                self.changed(\.multizoneDevices)
+            }
+        }
+        let events = link.events
+        let task = Task { [weak self, weak link] in
+            for await event in events {
+                guard let self, let link else { return }
+                switch event {
+                case .state(let connectionState):
+                    guard self.state.withLock({ $0.link === link }) else { return }
+                    self.setConnectionState(connectionState)
+                case .receiverStatus:
+                    self.changed(\.multizoneDevices)
+                case .ended(let error):
+                    membersTask.cancel()
+                    self.logger.info("Session on \(link.device.friendlyName) ended: \(error)")
+                    await self.sessionEndedRemotely(link)
+                    return
+                }
+            }
+            membersTask.cancel()
+        }
+        state.withLock { $0.linkTask = task }
+    }
+
+    private func sessionEndedRemotely(_ link: SessionLink) async {
+        await gate.enter()
+        defer { gate.leave() }
+        guard let player = state.withLock({ $0.link === link ? $0.player : nil }) else { return }
+        // The receiver may be gone: build the state from what the sender already knows.
+        let resume = player.lastKnownResumeState()
+        await link.close(stopApp: false)
+        player.invalidate()
+        finishTearDown(notifyingWith: .some(resume))
+    }
+}

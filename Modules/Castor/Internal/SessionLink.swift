@@ -1,0 +1,269 @@
+import CastChannels
+import CastDiscovery
+import CastJSON
+import CastMedia
+import CastMultizone
+import CastQueue
+import CastTransport
+import Logging
+import Synchronization
+
+/// One session with one device: the connection (replaced on reconnect), the receiver app, and the
+/// channels that outlive connections (media, queue, multizone).
+final class SessionLink: Sendable {
+    enum Event: Sendable {
+        case state(CastConnectionState)
+        case receiverStatus(ReceiverStatus)
+        /// The session is over: the app stopped, or reconnecting gave up. Carries the reason.
+        case ended(CastError)
+    }
+
+    let device: CastDevice
+    let configuration: CastConfiguration
+    let media: CastMediaChannel
+    let queue: CastMediaQueue
+    let multizone: CastMultizoneChannel
+    private let clock: any Clock<Duration>
+    private let connector: any CastDeviceConnector
+    private let logger: Logger
+    private let broadcaster = CastBroadcaster<Event>()
+
+    private struct State {
+        var connection: CastConnection?
+        var app: ReceiverStatus.Application?
+        var receiverStatus: ReceiverStatus?
+        var closing = false
+        var ended = false
+        var monitor: Task<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    init(device: CastDevice, configuration: CastConfiguration, clock: any Clock<Duration>,
+         connector: any CastDeviceConnector, logger: Logger) {
+        self.device = device
+        self.configuration = configuration
+        self.clock = clock
+        self.connector = connector
+        self.logger = logger
+        media = CastMediaChannel(clock: clock, timeout: configuration.requestTimeout)
+        queue = CastMediaQueue(media: media)
+        multizone = CastMultizoneChannel(timeout: configuration.requestTimeout)
+    }
+
+    var events: AsyncStream<Event> { broadcaster.subscribe() }
+    var app: ReceiverStatus.Application? { state.withLock { $0.app } }
+    var receiverStatus: ReceiverStatus? { state.withLock { $0.receiverStatus } }
+    var connection: CastConnection? { state.withLock { $0.connection } }
+
+    /// Connects, then joins the session `sessionId` if the receiver still runs it, else joins the
+    /// configured app if it runs, else launches it.
+    /// - Returns: whether an existing session was joined.
+    func open(resumingSessionId sessionId: String?) async throws(CastError) -> Bool {
+        let connection = try await connect()
+        let status = connection.receiverStatus
+        let running = status?.applications.first { app in
+            if let sessionId { return app.sessionId == sessionId }
+            return app.appId == configuration.receiverAppID
+        }
+        let app: ReceiverStatus.Application
+        let joined: Bool
+        if let running {
+            app = running
+            joined = true
+        } else if sessionId != nil && status?.applications.contains(where: { $0.appId == configuration.receiverAppID }) != true {
+            await connection.close()
+            throw CastError(code: .sessionEnded, message: "The receiver no longer runs session \(sessionId ?? "")")
+        } else {
+            do {
+                app = try await connection.receiver.launch(
+                    appId: configuration.receiverAppID, supportedAppTypes: configuration.supportedAppTypes)
+            } catch {
+                await connection.close()
+                throw CastError(error, doing: "Launching \(configuration.receiverAppID)")
+            }
+            joined = false
+        }
+        do throws(CastError) {
+            try await attach(app, on: connection)
+        } catch {
+            await connection.close()
+            throw error
+        }
+        return joined
+    }
+
+    /// Ends the session: stops the app when asked, then closes the connection.
+    func close(stopApp: Bool) async {
+        let (connection, app, monitor) = state.withLock { state in
+            state.closing = true
+            return (state.connection, state.app, state.monitor)
+        }
+        monitor?.cancel()
+        if stopApp, let connection, let app, connection.isRunning {
+            _ = try? await connection.receiver.stop(sessionId: app.sessionId)
+        }
+        await connection?.close()
+        finish(nil)
+    }
+
+    // MARK: Internals
+
+    private func connect() async throws(CastError) -> CastConnection {
+        let transport: any CastTransport
+        do {
+            transport = try await connector.connect(to: device)
+        } catch let error as CastError {
+            throw error
+        } catch {
+            throw CastError(code: .deviceUnreachable, message: "Cannot connect to \(device.friendlyName): \(error)",
+                            cause: error as? CastTransportError)
+        }
+        let connection = CastConnection(
+            transport: transport, configuration: configuration.connectionConfiguration, clock: clock, logger: logger)
+        do {
+            try await connection.start()
+        } catch {
+            throw CastError(code: .deviceUnreachable, message: "Cannot start a connection to \(device.friendlyName): \(error.message)",
+                            cause: error)
+        }
+        return connection
+    }
+
+    /// Adds the channels to `connection`, waits for the media channel, fetches the status, and
+    /// starts following the connection.
+    private func attach(_ app: ReceiverStatus.Application, on connection: CastConnection) async throws(CastError) {
+        do {
+            try await connection.add(media)
+            try await connection.add(multizone)
+        } catch {
+            throw CastError(error, doing: "Adding channels")
+        }
+        // The connection connects the plugin before LAUNCH returns; the plugin learns it through
+        // its mailbox task, so give that task a chance to run.
+        var rounds = 0
+        while !media.isConnected {
+            rounds += 1
+            guard rounds < 100_000, connection.isRunning else {
+                throw CastError(code: .connectionLost, message: "The media channel did not connect to \(app.appId)")
+            }
+            await Task.yield()
+        }
+        let closing = state.withLock { state -> Bool in
+            guard !state.closing, !state.ended else { return true }
+            state.connection = connection
+            state.app = app
+            state.receiverStatus = connection.receiverStatus
+            return false
+        }
+        // The session was ended while this connection was being made (a reconnect racing endSession).
+        if closing {
+            await connection.close()
+            throw CastError(code: .sessionEnded, message: "The session ended while connecting")
+        }
+        do {
+            _ = try await media.getStatus()
+        } catch {
+            logger.debug("GET_STATUS after attaching failed: \(error)")
+        }
+        if media.status != nil {
+            do { try await queue.reload() } catch { logger.debug("Reloading the queue after attaching failed: \(error)") }
+        }
+        follow(connection)
+        broadcaster.yield(.state(.connected))
+    }
+
+    private func follow(_ connection: CastConnection) {
+        let events = connection.events
+        let task = Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                switch event {
+                case .receiverStatus(let status):
+                    self.state.withLock { $0.receiverStatus = status }
+                    self.broadcaster.yield(.receiverStatus(status))
+                    if let app = self.app, !status.applications.contains(where: { $0.sessionId == app.sessionId }) {
+                        self.finish(CastError(code: .sessionEnded, message: "The receiver stopped \(app.appId)"))
+                        await connection.close()
+                        return
+                    }
+                case .appClosed(let transportId):
+                    if transportId == self.app?.transportId {
+                        self.finish(CastError(code: .sessionEnded, message: "The receiver closed the app's connection"))
+                        await connection.close()
+                        return
+                    }
+                case .closed(let error):
+                    guard let error, !self.state.withLock({ $0.closing || $0.ended }) else { return }
+                    self.logger.info("Connection to \(self.device.friendlyName) lost: \(error)")
+                    await self.reconnect()
+                    return
+                default:
+                    // Other events (device authentication...) do not affect the session.
+                    break
+                }
+            }
+        }
+        state.withLock { state in
+            state.monitor?.cancel()
+            state.monitor = task
+        }
+    }
+
+    private func reconnect() async {
+        let policy = configuration.reconnectPolicy
+        guard let sessionId = app?.sessionId else { return finish(CastError(code: .connectionLost, message: "Connection lost")) }
+        var lastError = CastError(code: .connectionLost, message: "The connection to \(device.friendlyName) was lost")
+        // The channels outlive connections: let the old connection's disconnect reach them first,
+        // so it cannot arrive after the new connection's connect.
+        var rounds = 0
+        while media.isConnected || multizone.isConnected, rounds < 100_000 {
+            rounds += 1
+            await Task.yield()
+        }
+        var attempt = 0
+        while attempt < policy.maxAttempts {
+            attempt += 1
+            if state.withLock({ $0.closing }) || Task.isCancelled { return }
+            broadcaster.yield(.state(.reconnecting(attempt: attempt)))
+            let delay = policy.delay(beforeAttempt: attempt, random: Double.random(in: 0..<1))
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                return
+            }
+            let connection: CastConnection
+            do {
+                connection = try await connect()
+            } catch {
+                lastError = error
+                continue
+            }
+            guard let app = connection.receiverStatus?.applications.first(where: { $0.sessionId == sessionId }) else {
+                await connection.close()
+                finish(CastError(code: .sessionEnded, message: "The receiver no longer runs the session after reconnecting"))
+                return
+            }
+            do {
+                try await attach(app, on: connection)
+                logger.info("Rejoined session \(sessionId) on \(device.friendlyName) (attempt \(attempt))")
+                return
+            } catch {
+                await connection.close()
+                lastError = error
+            }
+        }
+        finish(CastError(code: .connectionLost, message: "Reconnecting gave up after \(attempt) attempts: \(lastError.message)",
+                         cause: lastError))
+    }
+
+    private func finish(_ error: CastError?) {
+        let first = state.withLock { state -> Bool in
+            guard !state.ended else { return false }
+            state.ended = true
+            return true
+        }
+        guard first else { return }
+        if let error { broadcaster.yield(.ended(error)) }
+        broadcaster.finish()
+    }
+}

@@ -1,0 +1,77 @@
+import CastDiscovery
+import CastReceiver
+import Foundation
+import Testing
+@testable import Castor
+
+/// Over real TLS on loopback, against the emulated receiver's listener.
+@Suite struct TLSTests {
+    static func device(_ name: String, id: UUID, port: Int) -> CastDevice {
+        CastDevice(id: CastDeviceID(id), friendlyName: name, endpoints: [KnownHost(host: "127.0.0.1", port: port).endpoint])
+    }
+
+    @Test func sessionOverTLS() async throws {
+        let id = UUID()
+        let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: "TLS TV", id: id))
+        try await receiver.start()
+        let port = try #require(await receiver.port)
+        let device = Self.device("TLS TV", id: id, port: port)
+        let cast = Cast(configuration: CastConfiguration())
+        let router = Router()
+        cast.delegate = router
+        var routed = router.events.makeAsyncIterator()
+        try await cast.startSession(with: device)
+        #expect(await routed.next() == .started)
+        let player = try #require(cast.player)
+        try await player.loadItems(from: [Assets.movie(1), Assets.movie(2)])
+        try await waitUntil("two items") { player.items.count == 2 }
+        await cast.endSession()
+        guard case .ended(let state)? = await routed.next() else { Issue.record("no end"); return }
+        #expect(state?.assets.count == 2)
+        #expect(await receiver.violations.isEmpty)
+        await receiver.stop()
+    }
+
+    @Test func receiverKilledAndRestartedOnTheSamePort() async throws {
+        let id = UUID()
+        let first = CastReceiver(configuration: CastReceiverConfiguration(name: "Phoenix", id: id))
+        try await first.start()
+        let port = try #require(await first.port)
+        let device = Self.device("Phoenix", id: id, port: port)
+        let cast = Cast(configuration: CastConfiguration(reconnectPolicy: CastReconnectPolicy(
+            maxAttempts: 40, initialDelay: .milliseconds(20), maxDelay: .milliseconds(100))))
+        let router = Router()
+        cast.delegate = router
+        var routed = router.events.makeAsyncIterator()
+        try await cast.startSession(with: device)
+        #expect(await routed.next() == .started)
+        let player = try #require(cast.player)
+        try await player.loadItems(from: [Assets.movie(1), Assets.movie(2), Assets.movie(3)], with: CastLoadOptions(index: 1))
+        let sessionId = try #require(cast.sessionInfo?.sessionId)
+
+        // Kill the device and bring a fresh one up on the same port.
+        await first.stop()
+        try await waitUntil("reconnecting") { if case .reconnecting = cast.connectionState { true } else { false } }
+        let second = CastReceiver(configuration: CastReceiverConfiguration(name: "Phoenix", id: id, port: port))
+        try await second.start()
+        // The sender reconnects, finds the session gone (a restarted device runs no app), and ends
+        // it with what it knew: the queue and the position, for the app to resume.
+        guard case .ended(let state)? = await routed.next() else { Issue.record("no end"); return }
+        let resume = try #require(state)
+        #expect(resume.assets == [Assets.movie(1), Assets.movie(2), Assets.movie(3)])
+        #expect(resume.options.index == 1)
+        #expect(cast.player == nil)
+
+        // Starting again on the restarted device with that state re-creates the queue there.
+        let local = LocalPlayer(state: resume)
+        cast.castable = local
+        try await cast.startSession(with: device)
+        #expect(cast.sessionInfo?.sessionId != sessionId)
+        let again = try #require(cast.player)
+        try await waitUntil("the queue is back") { again.items.count == 3 }
+        #expect(again.currentItem == again.items[1])
+        await cast.endSession()
+        #expect(await second.violations.isEmpty)
+        await second.stop()
+    }
+}
