@@ -101,10 +101,8 @@ struct TLSLoopbackTests {
     }
 
     @Test func connectingToAClosedPortIsATypedError() async throws {
-        let server = try await CastTransportServer.start(host: "127.0.0.1", port: 0)
-        let port = server.port
-        await server.close()
-        await #expect { try await TLSCastTransport.connect(host: "127.0.0.1", port: port) } throws: {
+        let refusing = try RefusingPort()
+        await #expect { try await TLSCastTransport.connect(host: "127.0.0.1", port: refusing.port) } throws: {
             ($0 as? CastTransportError)?.code == .connectFailed
         }
     }

@@ -142,10 +142,9 @@ final class FakeEurekaFetcher: HTTPFetcher {
     }
 
     @Test func tlsProberReportsARefusedPort() async throws {
-        // Bind a port, then close the server so nothing listens there any more.
-        let server = try await CastTransportServer.start(host: "127.0.0.1", port: 0)
-        let port = server.port
-        await server.close()
+        // A port bound without listening: connections are refused, and no parallel test can take it.
+        let refusing = try RefusingPort()
+        let port = refusing.port
         do {
             _ = try await TLSStatusProber(askEurekaInfo: false).probe(KnownHost(host: "127.0.0.1", port: port))
             Issue.record("a closed port answered")
@@ -154,5 +153,6 @@ final class FakeEurekaFetcher: HTTPFetcher {
             let diagnostic = KnownHostsBrowser.diagnostic(for: error, host: KnownHost(host: "127.0.0.1", port: port))
             #expect(diagnostic.code == .hostRefused)
         }
+        _ = refusing
     }
 }

@@ -52,8 +52,19 @@ import Testing
         // Kill the device and bring a fresh one up on the same port.
         await first.stop()
         try await waitUntil("reconnecting") { if case .reconnecting = cast.connectionState { true } else { false } }
-        let second = CastReceiver(configuration: CastReceiverConfiguration(name: "Phoenix", id: id, port: port))
-        try await second.start()
+        // The port is free again once the old listener has closed; while the sender keeps dialling it,
+        // a connect can briefly hold it (a loopback self-connect), so retry the bind a bounded number of times.
+        var restarted: CastReceiver?
+        for _ in 0..<100 where restarted == nil {
+            let candidate = CastReceiver(configuration: CastReceiverConfiguration(name: "Phoenix", id: id, port: port))
+            do {
+                try await candidate.start()
+                restarted = candidate
+            } catch {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let second = try #require(restarted, "could not listen on \(port) again")
         // The sender reconnects, finds the session gone (a restarted device runs no app), and ends
         // it with what it knew: the queue and the position, for the app to resume.
         guard case .ended(let state)? = await routed.next() else { Issue.record("no end"); return }

@@ -13,7 +13,6 @@ import uuid
 
 import pychromecast
 from pychromecast.controllers import BaseController
-from pychromecast.models import CastInfo
 
 DMR = "CC1AD845"
 
@@ -58,10 +57,8 @@ def main():
     args = parser.parse_args()
     echo_app, echo_namespace = args.echo_app.split("=", 1)
 
-    info = CastInfo(services=set(), uuid=uuid.UUID(args.uuid), model_name="Chromecast",
-                    friendly_name=args.name, host=args.host, port=args.port, cast_type="cast",
-                    manufacturer="Castor")
-    cast = pychromecast.get_chromecast_from_cast_info(info, None, tries=3, retry_wait=1, timeout=10)
+    cast = pychromecast.get_chromecast_from_host(
+        (args.host, args.port, uuid.UUID(args.uuid), "Chromecast", args.name), tries=3, retry_wait=1, timeout=10)
     cast.wait(timeout=15)
     status = cast.status
     report("receiver_status", status is not None and status.volume_level is not None,
