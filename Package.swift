@@ -112,6 +112,12 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/cast-receiver", swiftSettings: strictSettings),
 
+        // MARK: Benchmarks (`make bench`, release mode; not part of `make test`)
+        .executableTarget(
+            name: "castor-bench",
+            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastReceiver"] + nio,
+            path: "Tests/Benchmarks/CastorBench", swiftSettings: strictSettings),
+
         // MARK: Tests (one target per module)
         .testTarget(
             name: "InteropTests", dependencies: ["CastJSON", "castctl", "cast-receiver"],
