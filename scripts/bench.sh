@@ -43,14 +43,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Starts `castor-bench serve` with the given arguments; prints its ready line.
+# Starts `castor-bench serve` with the given arguments (in this shell, so cleanup can stop it);
+# leaves its ready line in $READY.
 serve() {
-    local out="$work/serve.$RANDOM"
+    local out="$work/serve.${#servers[@]}"
     "$BIN" serve "$@" >"$out" 2>"$out.err" &
-    servers+=("$!")
+    local pid=$!
+    servers+=("$pid")
     for _ in $(seq 1 600); do
-        if [[ -s "$out" ]]; then head -n1 "$out"; return 0; fi
-        kill -0 "$!" 2>/dev/null || { cat "$out.err" >&2; return 1; }
+        if [[ -s "$out" ]]; then READY=$(head -n1 "$out"); return 0; fi
+        kill -0 "$pid" 2>/dev/null || { cat "$out.err" >&2; return 1; }
         sleep 0.1
     done
     echo "bench: the receivers did not start" >&2
@@ -71,7 +73,8 @@ record() {
 }
 
 echo "== starting one emulated receiver (reply latency 0) and the echo server" >&2
-ready=$(serve --count 1 --latency-ms 0)
+serve --count 1 --latency-ms 0
+ready=$READY
 PORT=$(field "$ready" ports)
 ECHO=$(field "$ready" echo)
 echo "   receiver on $PORT, echo on $ECHO" >&2
@@ -103,12 +106,15 @@ for round in $(seq 1 "$DECODE_ROUNDS"); do
 done
 
 echo "== 3. $DEVICES devices held at once (receivers in another process)" >&2
-ready=$(serve --count "$DEVICES" --latency-ms 0)
+serve --count "$DEVICES" --latency-ms 0
+ready=$READY
 first=$("$PYTHON" -c 'import json,sys; print(json.loads(sys.argv[1])["ports"][0])' "$ready")
 ports=$("$PYTHON" -c 'import json,sys; print(",".join(map(str, json.loads(sys.argv[1])["ports"])))' "$ready")
 tenth=$("$PYTHON" -c 'import json,sys; p=json.loads(sys.argv[1])["ports"]; print(",".join(map(str, p[:max(1,len(p)//10)])))' "$ready")
 record hold_tenth 1 "$BIN" hold --ports "$tenth" --auth off --hold-seconds 6
 record hold_all 1 "$BIN" hold --ports "$ports" --auth off --hold-seconds 6
+ECHO_MANY=$(field "$ready" echo)
+record hold_floor 1 "$BIN" hold --kind floor --port "$ECHO_MANY" --devices "$DEVICES"
 record hold_all_report 1 "$BIN" hold --ports "$ports" --auth report --hold-seconds 6
 
 "$PYTHON" Tests/Benchmarks/report.py "$RAW" bench/results.json \

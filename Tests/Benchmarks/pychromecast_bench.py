@@ -17,13 +17,13 @@ import uuid
 import pychromecast
 from pychromecast.controllers.media import MediaStatus
 from pychromecast.generated.cast_channel_pb2 import CastMessage
-from pychromecast.models import CastInfo
+from pychromecast.models import CastInfo, HostServiceInfo
 
 BASE = "http://127.0.0.1:9/bench"
 
 
 def cast_info(port):
-    return CastInfo(services=set(), uuid=uuid.uuid4(), model_name="Chromecast", friendly_name="Bench",
+    return CastInfo(services={HostServiceInfo("127.0.0.1", port)}, uuid=uuid.uuid4(), model_name="Chromecast", friendly_name="Bench",
                     host="127.0.0.1", port=port, cast_type="cast", manufacturer="Castor")
 
 

@@ -60,7 +60,8 @@ def main():
             "≥10× faster than pychromecast; ≤2× floor", py / ours >= 10 and ours / floor <= 2,
             f"{len(c_off)} connects each ({args.rounds} alternating rounds × {args.connect_runs})")
         row("connect → RECEIVER_STATUS (device auth .report)", "ms median", rep, py, floor, "(default policy; not a goal)", None,
-            "device authentication: challenge, signature and chain check to the test root")
+            "the emulated receiver has no device credentials yet: it answers the challenge with AuthError, "
+            "so this is the challenge round trip plus the report, not a signature and chain check")
     # 2. seek
     s_ours, s_py, s_floor = samples("ours_seek"), samples("py_seek"), samples("floor_rtt")
     if s_ours:
@@ -88,21 +89,31 @@ def main():
                 stages[key[:-4]] = statistics.median(values)
         results["decode_stages_ops"] = stages
     # 3. many devices
-    hold = {label: by_label[label][0]["data"] for label in ("hold_tenth", "hold_all", "hold_all_report") if label in by_label}
+    hold = {label: by_label[label][0]["data"] for label in ("hold_tenth", "hold_all", "hold_all_report", "hold_floor") if label in by_label}
     if "hold_all" in hold:
         h = hold["hold_all"]
         per_device = (h["rss_connected_kib"] - h["rss_before_kib"]) / h["devices"]
         per_device_held = (h["rss_held_kib"] - h["rss_before_kib"]) / h["devices"]
-        threads = {label: (d["devices"], d["threads_before"], d["threads_connected"], d["threads_held"]) for label, d in hold.items()}
-        independent = len({t[2] for t in threads.values()}) == 1 and len({t[3] for t in threads.values()}) == 1
+        threads = {label: (d["devices"], d["threads_before"], d["threads_connected"], d["threads_held"])
+                   for label, d in hold.items() if label != "hold_floor"}
+        # Independent of N: ten times the devices may add at most the two lazily started threads of
+        # NIO's blocking pool (name resolution), never threads per device.
+        small = hold.get("hold_tenth", h)
+        independent = max(h["threads_connected"], h["threads_held"]) <= max(small["threads_connected"], small["threads_held"]) + 2
         met = max(per_device, per_device_held) <= 64 and independent and h["connect_s"] <= 2 and h["running_after_hold"] == h["devices"]
         rows.append((f"{h['devices']} devices held (auth off)", "KiB/device", max(per_device, per_device_held), None, None, None, None,
                      "≤64 KiB/device; threads independent of N; all connected ≤2 s", met,
-                     f"connected in {h['connect_s']:.2f} s; threads {', '.join(f'N={t[0]}: {t[2]}' for t in threads.values())}; "
+                     f"connected in {h['connect_s']:.2f} s; threads (before/connected/held) "
+                     f"{'; '.join(f'N={t[0]}: {t[1]}/{t[2]}/{t[3]}' for t in threads.values())}; "
                      f"{h['running_after_hold']}/{h['devices']} still running after {h['hold_s']} s"))
         results["measures"]["devices"] = {"hold": hold, "kib_per_device_connected": per_device,
                                           "kib_per_device_held": per_device_held, "threads_independent_of_n": independent,
                                           "goal": "≤64 KiB/device; thread count independent of N; all connected within 2 s", "met": met}
+        if "hold_floor" in hold:
+            f = hold["hold_floor"]
+            rows.append((f"{f['devices']} raw TLS connections (floor)", "s to connect all", f["connect_s"], None, None, None, None,
+                         "(floor for the 2 s goal)", None, "GnuTLS handshake + one echo each, all at once, to one echo port"))
+            results["measures"]["devices"]["floor_connect_s"] = f["connect_s"]
         if "hold_all_report" in hold:
             r = hold["hold_all_report"]
             rows.append((f"{r['devices']} devices held (auth .report)", "KiB/device",

@@ -112,6 +112,7 @@ enum Network {
     /// `hold --ports a-b [--auth off|report] [--hold-seconds s]`: connects to every port at once from this
     /// process and reports resident memory per device, threads, and the time until all were connected.
     static func hold(_ arguments: Arguments) async throws {
+        if arguments.values["kind"] == "floor" { return try await holdFloor(arguments) }
         let ports = try arguments.ports("ports")
         let configuration = try configuration(arguments)
         let holdSeconds = try arguments.int("hold-seconds", 6)
@@ -146,5 +147,35 @@ enum Network {
             "threads_before": threadsBefore, "threads_connected": threadsConnected, "threads_held": threadsHeld,
             "hold_s": holdSeconds,
         ])
+    }
+
+    /// `hold --kind floor --port E --devices N`: N raw GnuTLS connections at once to the echo port,
+    /// one round trip each: the floor for "all connected within 2 s".
+    static func holdFloor(_ arguments: Arguments) async throws {
+        let port = try arguments.int("port", 0)
+        let devices = try arguments.int("devices", 1000)
+        let group = MultiThreadedEventLoopGroup.singleton
+        let request = RawTLS.request(size: 160, replySize: 600)
+        let warm = try await RawTLS.Client.connect(port: port, group: group)
+        await warm.close()
+        let rssBefore = ProcSelf.residentKiB()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let clients = try await withThrowingTaskGroup(of: RawTLS.Client.self) { tasks in
+            for _ in 0..<devices {
+                tasks.addTask {
+                    let client = try await RawTLS.Client.connect(port: port, group: group)
+                    try await client.roundTrip(request, replySize: 600)
+                    return client
+                }
+            }
+            var all: [RawTLS.Client] = []
+            for try await client in tasks { all.append(client) }
+            return all
+        }
+        let connectSeconds = toSeconds(clock.now - start)
+        let rssConnected = ProcSelf.residentKiB()
+        for client in clients { await client.close() }
+        emit(["devices": devices, "connect_s": connectSeconds, "rss_before_kib": rssBefore, "rss_connected_kib": rssConnected])
     }
 }

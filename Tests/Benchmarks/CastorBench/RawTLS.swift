@@ -33,7 +33,7 @@ enum RawTLS {
     /// Starts an echo server on 127.0.0.1 and returns its channel.
     static func startEchoServer(credentials: TLSCredentials, group: any EventLoopGroup) async throws -> any Channel {
         try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.backlog, value: 4096)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { child in
