@@ -111,8 +111,11 @@ def main():
                                           "goal": "≤64 KiB/device; thread count independent of N; all connected within 2 s", "met": met}
         if "hold_floor" in hold:
             f = hold["hold_floor"]
+            floor_kib = (f["rss_connected_kib"] - f["rss_before_kib"]) / f["devices"]
             rows.append((f"{f['devices']} raw TLS connections (floor)", "s to connect all", f["connect_s"], None, None, None, None,
-                         "(floor for the 2 s goal)", None, "GnuTLS handshake + one echo each, all at once, to one echo port"))
+                         "(floor for the 2 s goal)", None,
+                         f"GnuTLS handshake + one echo each, all at once, to one echo port; {floor_kib:.1f} KiB per raw connection"))
+            results["measures"]["devices"]["floor_kib_per_connection"] = floor_kib
             results["measures"]["devices"]["floor_connect_s"] = f["connect_s"]
         if "hold_all_report" in hold:
             r = hold["hold_all_report"]
@@ -153,6 +156,7 @@ def main():
         "runs": {"connect_rounds": args.rounds, "connects_per_round": args.connect_runs, "seek_rounds": args.seek_rounds,
                  "seeks_per_round": args.seeks, "devices": args.devices},
         "table_markdown": "\n".join(markdown), "notes": notes,
+        "raw": [json.loads(line) for line in open(args.raw, encoding="utf-8")],
     })
     with open(args.out, "w", encoding="utf-8") as out:
         json.dump(results, out, indent=2, ensure_ascii=False)

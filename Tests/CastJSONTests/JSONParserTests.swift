@@ -102,7 +102,7 @@ import Testing
     }
 
     static let sample: JSONValue = [
-        "name": "bunny", "count": 3, "ratio": 0.5, "small": 200, "flag": true, "url": "http://127.0.0.1:9/a b?c=1",
+        "name": "bunny", "count": 3, "ratio": 0.5, "small": 200, "flag": true, "url": "http://127.0.0.1:9/a/b.mp4?c=1",
         "blob": "aGVsbG8=", "tags": ["a", "b"], "nested": [["id": 1, "when": 1000.5], ["id": 2, "when": 0]],
         "extra": ["free": [1, "x", nil]],
     ]
@@ -111,7 +111,7 @@ import Testing
         let tree = try Self.sample.decode(as: Sample.self)
         let text = try JSONDecoder().decode(Sample.self, from: Self.sample.serializedData())
         #expect(tree == text)
-        #expect(tree.url.absoluteString == "http://127.0.0.1:9/a%20b?c=1" || tree.url.absoluteString == "http://127.0.0.1:9/a b?c=1")
+        #expect(tree.url.absoluteString == "http://127.0.0.1:9/a/b.mp4?c=1")
         #expect(tree.blob == Data("hello".utf8))
         #expect(tree.extra == ["free": [1, "x", nil]])
     }
@@ -129,7 +129,7 @@ import Testing
 
     @Test func missingRequiredKeyIsATypeMismatch() {
         var json = Self.sample
-        json["count"] = nil
+        json["count"] = Optional<JSONValue>.none
         do {
             _ = try json.decode(as: Sample.self)
             Issue.record("decoded without a required key")
