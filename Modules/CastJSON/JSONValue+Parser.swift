@@ -5,7 +5,8 @@ import Foundation
 /// `JSONDecoder` decoding a `JSONValue` has to guess each value's type by trying Bool, Double, String,
 /// array and object in turn, and every wrong guess throws: a 5 KB MEDIA_STATUS took milliseconds.
 /// This parser reads each value once. It accepts exactly what `JSONDecoder` accepts by default (any
-/// top-level value, no comments, no trailing commas, valid UTF-8, finite numbers) and nests at most
+/// top-level value, a trailing comma after the last member or element, no comments, valid UTF-8,
+/// finite numbers) and nests at most
 /// ``maxDepth`` levels deep.
 struct JSONParser {
     /// The deepest nesting accepted, like `JSONDecoder`'s limit; deeper input is malformed.
@@ -66,6 +67,11 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
+            if peek() == UInt8(ascii: "}"), !object.isEmpty {  // a trailing comma, as JSONDecoder allows
+                index += 1
+                depth -= 1
+                return .object(object)
+            }
             guard peek() == UInt8(ascii: "\"") else { throw error("Expected a string key") }
             let key = try parseString()
             skipWhitespace()
@@ -97,6 +103,11 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
+            if peek() == UInt8(ascii: "]"), !array.isEmpty {  // a trailing comma, as JSONDecoder allows
+                index += 1
+                depth -= 1
+                return .array(array)
+            }
             array.append(try parseValue())
             skipWhitespace()
             switch peek() {

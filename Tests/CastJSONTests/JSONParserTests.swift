@@ -16,6 +16,7 @@ import Testing
         #""\u00e9\u4e2d\ud83d\ude00 é中😀""#,
         #"{"a":{"b":{"c":[[],{}]}},"a2":[{"x":1},{"x":2}]}"#,
         "12345678901234", "-0", "\"plain\"", "null", "true",
+        "[1,]", #"{"a":1,}"#, "[ [ ] , ]",
     ])
     func parsesLikeFoundation(_ text: String) throws {
         let ours = try JSONValue(parsing: text)
@@ -24,7 +25,7 @@ import Testing
     }
 
     @Test(arguments: [
-        "", " ", "{", "}", "[1,]", "{\"a\":1,}", "{'a':1}", "[1 2]", "{\"a\" 1}", "01", "1.", ".5", "-", "1e", "+1",
+        "", " ", "{", "}", "[,]", "{,}", "[1,,]", "{'a':1}", "[1 2]", "{\"a\" 1}", "01", "1.", ".5", "-", "1e", "+1",
         "tru", "nul", "[1]x", "\"unterminated", "\"bad \\x escape\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"",
         "\"tab\tinside\"", "NaN", "[1,2", "{\"a\":}", "/* comment */ 1",
     ])
