@@ -126,6 +126,12 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/cast-receiver", exclude: ["pychromecast_smoke.py"], swiftSettings: strictSettings),
 
+        // MARK: Benchmarks (`make bench`, release mode; not part of `make test`)
+        .executableTarget(
+            name: "castor-bench",
+            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastReceiver"] + nio,
+            path: "Tests/Benchmarks/CastorBench", swiftSettings: strictSettings),
+
         // MARK: Tests (one target per module)
         .testTarget(
             // Runs the built castctl and cast-receiver programs (found next to the test bundle; `swift build --build-tests`

@@ -3,6 +3,10 @@ import Foundation
 extension JSONValue: Codable {
     /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
+        if let tree = decoder as? JSONTreeDecoder {
+            self = tree.value
+            return
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null

@@ -43,11 +43,7 @@ extension JSONValue {
     /// Parses JSON bytes (UTF-8).
     /// - Throws: ``JSONError`` with code ``JSONError/Code/malformed`` when the bytes are not JSON.
     public init(parsing data: Data) throws(JSONError) {
-        do {
-            self = try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch {
-            throw JSONError(code: .malformed, message: "Invalid JSON: \(Self.summary(of: error))")
-        }
+        self = try JSONParser.parse(data)
     }
 
     /// Encodes any `Encodable` as a JSON value.
@@ -58,8 +54,7 @@ extension JSONValue {
             return
         }
         do {
-            let data = try encoder.encode(value)
-            self = try JSONDecoder().decode(JSONValue.self, from: data)
+            self = try JSONParser.parse(try encoder.encode(value))
         } catch {
             throw JSONError(code: .unencodable, message: "Cannot encode \(type(of: value)): \(Self.summary(of: error))")
         }
@@ -69,6 +64,8 @@ extension JSONValue {
     /// - Throws: ``JSONError`` with code ``JSONError/Code/typeMismatch`` when the shape differs.
     public func decode<T: Decodable>(as type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws(JSONError) -> T {
         do {
+            // Default settings: walk the tree (no text round trip); otherwise honour the decoder's strategies.
+            if decoder.hasDefaultSettings { return try JSONTreeDecoder.decode(T.self, from: self, path: []) }
             return try decoder.decode(T.self, from: serializedData())
         } catch {
             throw JSONError(code: .typeMismatch, message: "Cannot decode \(T.self): \(Self.summary(of: error))")

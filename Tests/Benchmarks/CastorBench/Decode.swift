@@ -1,0 +1,81 @@
+import CastJSON
+import CastMedia
+import CastTransport
+import Foundation
+import NIOCore
+
+/// `decode --fixture media_status.json [--seconds s] [--repeats r]`: the codec micro-benchmarks, one
+/// thread. The headline is `full`: frame → CastMessage (protobuf) → JSON → ``MediaStatusMessage``,
+/// the work the sender does for every MEDIA_STATUS it receives.
+enum Decode {
+    @inline(never)
+    static func blackHole<T>(_ value: T) {
+        withExtendedLifetime(value) {}
+    }
+
+    static func run(_ arguments: Arguments) throws {
+        let text = try String(contentsOfFile: try arguments.string("fixture"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let seconds = Double(try arguments.int("millis", 500)) / 1000
+        let repeats = try arguments.int("repeats", 5)
+        let message = CastMessage(sourceId: "web-5", destinationId: "sender-0",
+                                  namespace: "urn:x-cast:com.google.cast.media", payload: .string(text))
+        var frame = ByteBuffer()
+        try CastFrameEncoder().encodeFrame(message, into: &frame)
+        let json = try JSONValue(parsing: text)
+        // Check once that the whole path really produces the status (no silently failing benchmark).
+        var check = frame
+        var checkDecoder = CastFrameDecoder()
+        guard let decoded = try checkDecoder.decodeFrame(from: &check),
+              let status = try decoded.json?.decode(as: MediaStatusMessage.self).first,
+              status.media?.tracks?.count == 3, status.items?.count == 3
+        else { throw BenchError("the fixture does not decode to a MEDIA_STATUS with 3 tracks and 3 items") }
+
+        let stages: [(String, () throws -> Void)] = [
+            ("full", {
+                var buffer = frame
+                var decoder = CastFrameDecoder()
+                guard let message = try decoder.decodeFrame(from: &buffer), let json = message.json else {
+                    throw BenchError("frame did not decode")
+                }
+                blackHole(try json.decode(as: MediaStatusMessage.self).first)
+            }),
+            ("frame", {
+                var buffer = frame
+                var decoder = CastFrameDecoder()
+                blackHole(try decoder.decodeFrame(from: &buffer))
+            }),
+            ("json_parse", { blackHole(try JSONValue(parsing: text)) }),
+            ("media_status_from_json", { blackHole(try json.decode(as: MediaStatusMessage.self).first) }),
+            ("frame_encode", {
+                var buffer = ByteBuffer()
+                try CastFrameEncoder().encodeFrame(message, into: &buffer)
+                blackHole(buffer)
+            }),
+        ]
+        var results: [String: Any] = ["frame_bytes": frame.readableBytes, "repeats": repeats, "seconds_each": seconds]
+        let only = arguments.values["stage"]
+        for (name, body) in stages where only == nil || only == name {
+            var rates: [Double] = []
+            for _ in 0..<repeats {
+                let clock = ContinuousClock()
+                let start = clock.now
+                var operations = 0
+                var elapsed = Duration.zero
+                repeat {
+                    for _ in 0..<64 { try body() }
+                    operations += 64
+                    elapsed = clock.now - start
+                } while elapsed < .seconds(seconds)
+                rates.append(Double(operations) / toSeconds(elapsed))
+            }
+            results[name + "_ops"] = rates
+        }
+        emit(results)
+    }
+}
+
+/// A duration in seconds.
+func toSeconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}

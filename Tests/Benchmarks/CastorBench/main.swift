@@ -1,0 +1,30 @@
+import Foundation
+
+// castor-bench: the Swift side of `make bench` (see scripts/bench.sh and Docs/Performance.md).
+let usage = """
+    usage: castor-bench serve --count N [--latency-ms L]
+           castor-bench connect --port P --runs N [--auth off|report] [--kind floor --request-bytes a --reply-bytes b]
+           castor-bench seek --port P --count N [--auth off|report]
+           castor-bench floor-rtt --port E --count N --request-bytes a --reply-bytes b
+           castor-bench hold --ports a-b [--auth off|report] [--hold-seconds s]
+           castor-bench decode --fixture file.json [--millis ms] [--repeats r] [--stage name]
+    """
+let command = CommandLine.arguments.dropFirst().first ?? ""
+let arguments = Arguments(CommandLine.arguments.dropFirst(2))
+do {
+    switch command {
+    case "serve": try await Serve.run(arguments)
+    case "connect": try await Network.connect(arguments)
+    case "seek": try await Network.seek(arguments)
+    case "floor-rtt": try await Network.floorRoundTrips(arguments)
+    case "hold": try await Network.hold(arguments)
+    case "decode": try Decode.run(arguments)
+    default:
+        note(usage)
+        exit(2)
+    }
+    exit(0)
+} catch {
+    note("castor-bench \(command): \(error)")
+    exit(1)
+}

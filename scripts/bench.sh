@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# `make bench`: Castor against pychromecast and a raw-TLS floor, in one run, on this machine.
+#
+# Builds castor-bench in release mode (scratch path .build-release), starts the emulated receivers
+# in their own process (reply latency 0), runs our measurements and pychromecast's alternately,
+# plus the raw GnuTLS floor, prints one table and writes bench/results.json.
+# Knobs (environment): BENCH_ROUNDS (alternations, default 5), BENCH_CONNECT_RUNS (connects per
+# contender per round, 20), BENCH_SEEK_ROUNDS (3), BENCH_SEEKS (SEEKs per contender per round, 1000),
+# BENCH_DEVICES (1000), BENCH_DECODE_ROUNDS (3), CASTOR_PYTHON (the venv's python).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SCRATCH=${CASTOR_BENCH_SCRATCH:-.build-release}
+PYTHON=${CASTOR_PYTHON:-$PWD/.venv/bin/python}
+ROUNDS=${BENCH_ROUNDS:-5}
+CONNECT_RUNS=${BENCH_CONNECT_RUNS:-20}
+SEEK_ROUNDS=${BENCH_SEEK_ROUNDS:-3}
+SEEKS=${BENCH_SEEKS:-1000}
+DEVICES=${BENCH_DEVICES:-1000}
+DECODE_ROUNDS=${BENCH_DECODE_ROUNDS:-3}
+FIXTURE=Tests/Benchmarks/media_status.json
+PYBENCH=Tests/Benchmarks/pychromecast_bench.py
+
+[[ -x "$PYTHON" ]] || { echo "bench: no python at $PYTHON (run scripts/bootstrap.sh test)" >&2; exit 1; }
+echo "== building castor-bench (release, $SCRATCH)" >&2
+build_start=$(date +%s)
+swift build -c release --scratch-path "$SCRATCH" --product castor-bench >&2
+build_seconds=$(( $(date +%s) - build_start ))
+echo "== built in $build_seconds s" >&2
+BIN="$SCRATCH/release/castor-bench"
+
+# 1 000 devices need ~2 000 descriptors in the receivers' process and 1 000 in ours.
+hard=$(ulimit -Hn)
+if [[ "$hard" == unlimited || "$hard" -gt 65536 ]]; then ulimit -n 65536; else ulimit -n "$hard"; fi
+
+work=$(mktemp -d)
+mkdir -p bench
+servers=()
+cleanup() {
+    for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Starts `castor-bench serve` with the given arguments (in this shell, so cleanup can stop it);
+# leaves its ready line in $READY.
+serve() {
+    local out="$work/serve.${#servers[@]}"
+    "$BIN" serve "$@" >"$out" 2>"$out.err" &
+    local pid=$!
+    servers+=("$pid")
+    for _ in $(seq 1 600); do
+        if [[ -s "$out" ]]; then READY=$(head -n1 "$out"); return 0; fi
+        kill -0 "$pid" 2>/dev/null || { cat "$out.err" >&2; return 1; }
+        sleep 0.1
+    done
+    echo "bench: the receivers did not start" >&2
+    return 1
+}
+
+field() { "$PYTHON" -c 'import json,sys; v=json.loads(sys.argv[1])[sys.argv[2]]; print(",".join(map(str,v)) if isinstance(v,list) else v)' "$1" "$2"; }
+
+RAW="$work/raw.jsonl"
+# record LABEL ROUND COMMAND...: runs a measurement and appends {"label","round","data"} to $RAW.
+record() {
+    local label=$1 round=$2
+    shift 2
+    local out
+    echo "   $label (round $round)" >&2
+    out=$("$@")
+    printf '{"label":"%s","round":%s,"data":%s}\n' "$label" "$round" "$out" >>"$RAW"
+}
+
+echo "== starting one emulated receiver (reply latency 0) and the echo server" >&2
+serve --count 1 --latency-ms 0
+ready=$READY
+PORT=$(field "$ready" ports)
+ECHO=$(field "$ready" echo)
+echo "   receiver on $PORT, echo on $ECHO" >&2
+
+echo "== 1. connect -> first RECEIVER_STATUS: $ROUNDS rounds x $CONNECT_RUNS connects each" >&2
+for round in $(seq 1 "$ROUNDS"); do
+    record ours_connect_off "$round" "$BIN" connect --port "$PORT" --runs "$CONNECT_RUNS" --auth off
+    record py_connect "$round" "$PYTHON" "$PYBENCH" connect --port "$PORT" --runs "$CONNECT_RUNS"
+    record floor_connect "$round" "$BIN" connect --kind floor --port "$ECHO" --runs "$CONNECT_RUNS" --request-bytes 160 --reply-bytes 600
+    record ours_connect_report "$round" "$BIN" connect --port "$PORT" --runs "$CONNECT_RUNS" --auth report
+done
+
+echo "== 2. SEEK -> MEDIA_STATUS: $SEEK_ROUNDS rounds x $SEEKS each" >&2
+for round in $(seq 1 "$SEEK_ROUNDS"); do
+    record ours_seek "$round" "$BIN" seek --port "$PORT" --count "$SEEKS" --auth off
+    sizes=$(tail -n1 "$RAW")
+    request_bytes=$("$PYTHON" -c 'import json,sys; print(json.loads(sys.argv[1])["data"]["request_bytes"])' "$sizes")
+    reply_bytes=$("$PYTHON" -c 'import json,sys; print(json.loads(sys.argv[1])["data"]["reply_bytes"])' "$sizes")
+    record py_seek "$round" "$PYTHON" "$PYBENCH" seek --port "$PORT" --count "$SEEKS"
+    record floor_rtt "$round" "$BIN" floor-rtt --port "$ECHO" --count "$SEEKS" --request-bytes "$request_bytes" --reply-bytes "$reply_bytes"
+done
+
+echo "== 4. decoding a MEDIA_STATUS, one core (taskset -c 0): $DECODE_ROUNDS rounds" >&2
+pin=()
+command -v taskset >/dev/null && pin=(taskset -c 0)
+for round in $(seq 1 "$DECODE_ROUNDS"); do
+    record ours_decode "$round" "${pin[@]}" "$BIN" decode --fixture "$FIXTURE"
+    record py_decode "$round" "${pin[@]}" "$PYTHON" "$PYBENCH" decode --fixture "$FIXTURE"
+done
+
+echo "== 3. $DEVICES devices held at once (receivers in another process)" >&2
+serve --count "$DEVICES" --latency-ms 0
+ready=$READY
+first=$("$PYTHON" -c 'import json,sys; print(json.loads(sys.argv[1])["ports"][0])' "$ready")
+ports=$("$PYTHON" -c 'import json,sys; print(",".join(map(str, json.loads(sys.argv[1])["ports"])))' "$ready")
+tenth=$("$PYTHON" -c 'import json,sys; p=json.loads(sys.argv[1])["ports"]; print(",".join(map(str, p[:max(1,len(p)//10)])))' "$ready")
+record hold_tenth 1 "$BIN" hold --ports "$tenth" --auth off --hold-seconds 6
+record hold_all 1 "$BIN" hold --ports "$ports" --auth off --hold-seconds 6
+ECHO_MANY=$(field "$ready" echo)
+record hold_floor 1 "$BIN" hold --kind floor --port "$ECHO_MANY" --devices "$DEVICES"
+record hold_all_report 1 "$BIN" hold --ports "$ports" --auth report --hold-seconds 6
+
+"$PYTHON" Tests/Benchmarks/report.py "$RAW" bench/results.json \
+    --build-seconds "$build_seconds" --command "make bench" \
+    --rounds "$ROUNDS" --connect-runs "$CONNECT_RUNS" --seek-rounds "$SEEK_ROUNDS" --seeks "$SEEKS" --devices "$DEVICES"
