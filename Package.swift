@@ -117,6 +117,7 @@ let package = Package(
                 "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
                 "CastReceiver", "ChatChannel", "CastMediaServer", "CastDiscovery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/castctl", swiftSettings: strictSettings),
         .executableTarget(
@@ -182,7 +183,7 @@ let package = Package(
             dependencies: ["CastMultizone", "CastChannels", "CastJSON", "CastTransport", "CastReceiver", "CastTestSupport"],
             path: "Tests/CastMultizoneTests"),
         .testTarget(
-            name: "CastMediaServerTests", dependencies: ["CastMediaServer"] + nio,
+            name: "CastMediaServerTests", dependencies: ["CastMediaServer", "CastTestSupport"] + nio,
             path: "Tests/CastMediaServerTests"),
     ]
 )

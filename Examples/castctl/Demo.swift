@@ -41,7 +41,7 @@ struct DemoSession {
 
         // 2. Connect: TLS, device authentication, CONNECT, heartbeat, GET_STATUS.
         let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: port)
-        let connection = CastConnection(transport: transport, configuration: .init(userAgent: "castctl demo"))
+        let connection = CastConnection(transport: transport, configuration: .init(userAgent: "castctl demo"), logger: Output.logger)
         let media = CastMediaChannel()
         let chat = ChatChannel()
         try await connection.add(media)

@@ -3,6 +3,7 @@ import CastChannels
 import CastJSON
 import CastTransport
 import Foundation
+import Logging
 
 /// Where the device is and how to talk to it.
 struct DeviceOptions: ParsableArguments {
@@ -54,7 +55,8 @@ struct DeviceOptions: ParsableArguments {
             transport: transport,
             configuration: .init(
                 userAgent: "castctl", requestTimeout: requestTimeout, launchTimeout: requestTimeout * 3,
-                deviceAuthPolicy: requireGenuine ? .require : .report, deviceAuthTrustStore: trust))
+                deviceAuthPolicy: requireGenuine ? .require : .report, deviceAuthTrustStore: trust),
+            logger: Output.logger)
         do {
             let status = try await connection.start()
             let result = try await body(connection, status)
@@ -69,6 +71,13 @@ struct DeviceOptions: ParsableArguments {
 
 /// Prints results as text or JSON and turns errors into one line on standard error.
 enum Output {
+    /// The library's logger for castctl: errors only, so standard error holds just castctl's own line.
+    static var logger: Logger {
+        var logger = Logger(label: "castctl")
+        logger.logLevel = .error
+        return logger
+    }
+
     static func print(_ value: JSONValue, text: String, json: Bool) {
         if json {
             Swift.print(value.serialized())

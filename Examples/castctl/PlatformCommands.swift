@@ -82,7 +82,7 @@ struct AppCommand: AsyncParsableCommand {
     struct Send: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Send a JSON message on NAMESPACE to the running app and print the reply.",
-            discussion: "With --no-wait the message is sent without waiting; otherwise a requestId is added and the reply carrying it is printed.")
+            discussion: "Prints the first message the app sends back on the namespace; with --no-wait it only sends.")
         @OptionGroup var device: DeviceOptions
         @Argument(help: "The namespace, urn:x-cast:...") var namespace: String
         @Argument(help: "A JSON object.") var message: String
@@ -106,7 +106,24 @@ struct AppCommand: AsyncParsableCommand {
                         try await context.send(payload)
                         return nil
                     }
-                    return try await context.request(payload, timeout: device.requestTimeout)
+                    // Custom apps answer in their own way (not always with the requestId), so the
+                    // reply is the first message the app sends on the namespace after ours.
+                    let messages = channel.messages  // subscribed before sending
+                    try await context.send(payload)
+                    let timeout = device.requestTimeout
+                    return try await withThrowingTaskGroup(of: CastChannelMessage?.self) { group in
+                        group.addTask {
+                            var iterator = messages.makeAsyncIterator()
+                            return await iterator.next()
+                        }
+                        group.addTask {
+                            try await Task.sleep(for: timeout)
+                            throw CastChannelError(code: .timeout, message: "No message from the app on \(namespace) within \(timeout)")
+                        }
+                        let first = try await group.next() ?? nil
+                        group.cancelAll()
+                        return first
+                    }
                 }
                 let json = reply?.json ?? ["sent": true]
                 Output.print(json, text: reply?.text ?? "sent", json: device.json)

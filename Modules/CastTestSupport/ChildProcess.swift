@@ -24,8 +24,11 @@ public final class ChildProcess: Sendable {
     public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
         var outPipe: [Int32] = [0, 0]
         var errPipe: [Int32] = [0, 0]
-        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw ChildProcessError(message: "pipe() failed") }
-        for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Close-on-exec from creation (atomic), so a program spawned at the same moment by another
+        // test cannot inherit our ends (which would keep our output open after our child exits).
+        guard Self.makeChannel(&outPipe), Self.makeChannel(&errPipe) else {
+            throw ChildProcessError(message: "socketpair() failed: \(errno)")
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -85,6 +88,11 @@ public final class ChildProcess: Sendable {
             }
             for waiter in waiters { waiter.resume(returning: code) }
         }
+    }
+
+    /// A one-way byte channel with both ends close-on-exec: [read end, write end].
+    public static func makeChannel(_ fds: inout [Int32]) -> Bool {
+        socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0
     }
 
     private static func readLines(_ fd: Int32, _ body: (String) -> Void) {
@@ -161,7 +169,11 @@ public final class ChildProcess: Sendable {
             }
             if let done { continuation.resume(returning: done) }
         }
-        _ = await waitForLine { _ in false }
+        // Wait for the output to be read to its end. A grandchild that kept the pipe open would
+        // delay that forever, so the drain is bounded (a safety net, not a timing assertion).
+        for _ in 0..<250 where !state.withLock({ $0.outputClosed }) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
         return status
     }
 }

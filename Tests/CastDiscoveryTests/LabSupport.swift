@@ -1,3 +1,4 @@
+import CastTestSupport
 import Foundation
 import Testing
 
@@ -169,7 +170,7 @@ final class LabProcess: @unchecked Sendable {
         (lines, continuation) = AsyncStream.makeStream(of: String.self)
         iterator = lines.makeAsyncIterator()
         var stdinPipe: [Int32] = [0, 0], stdoutPipe: [Int32] = [0, 0]
-        guard pipe(&stdinPipe) == 0, pipe(&stdoutPipe) == 0 else { throw LabError(description: "pipe failed") }
+        guard ChildProcess.makeChannel(&stdinPipe), ChildProcess.makeChannel(&stdoutPipe) else { throw LabError(description: "socketpair failed") }
         for fd in stdinPipe + stdoutPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let child: pid_t
         do {

@@ -34,9 +34,15 @@ import Testing
 
     @Test func receiverKilledAndRestartedOnTheSamePort() async throws {
         let id = UUID()
-        let first = CastReceiver(configuration: CastReceiverConfiguration(name: "Phoenix", id: id))
-        try await first.start()
-        let port = try #require(await first.port)
+        // A port below Linux's ephemeral range (32768-60999): once the first receiver releases it, no
+        // outgoing connection of a test running in parallel can be handed it, so it can be bound again.
+        var started: (CastReceiver, Int)?
+        for _ in 0..<50 where started == nil {
+            let candidate = Int.random(in: 20_000..<32_000)
+            let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: "Phoenix", id: id, port: candidate))
+            if (try? await receiver.start()) != nil { started = (receiver, candidate) }
+        }
+        let (first, port) = try #require(started)
         let device = Self.device("Phoenix", id: id, port: port)
         let cast = Cast(configuration: CastConfiguration(reconnectPolicy: CastReconnectPolicy(
             maxAttempts: 40, initialDelay: .milliseconds(20), maxDelay: .milliseconds(100))))

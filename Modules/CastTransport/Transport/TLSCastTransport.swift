@@ -83,7 +83,12 @@ public final class TLSCastTransport: CastTransport {
         }
         let handshake = handshakeBox.future.withLock { $0 }!
         let remaining = ContinuousClock.now.duration(to: deadline)
+        // The timer and the handshake's completion both run on the channel's event loop, so the
+        // flag decides once which of the two happened first.
+        let settled = HandshakeSettled()
+        handshake.whenComplete { _ in settled.flag.withLock { $0 = true } }
         let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(max(0, Int64(remaining.components.seconds) * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000))) {
+            guard settled.flag.withLock({ !$0 }) else { return }
             core.record(CastTransportError(code: .connectTimeout, message: "TLS handshake with \(host):\(port) timed out"))
             channel.close(promise: nil)
         }
@@ -141,4 +146,9 @@ public final class TLSCastTransport: CastTransport {
 /// Carries the handshake future out of the channel initializer.
 private final class HandshakeBox: Sendable {
     let future = Mutex<EventLoopFuture<GnuTLSHandshakeCompleted>?>(nil)
+}
+
+/// Whether the handshake finished (either way) before the connect deadline.
+private final class HandshakeSettled: Sendable {
+    let flag = Mutex(false)
 }

@@ -1,3 +1,4 @@
+import CastTestSupport
 import Foundation
 
 /// An HTTP response as curl saw it.
@@ -25,18 +26,14 @@ enum Curl {
         let directory = try TemporaryDirectory()
         let headerFile = directory.path + "/headers"
         let bodyFile = directory.path + "/body"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-s", "-S", "--http1.1", "--noproxy", "*", "--max-time", "120", "-D", headerFile, "-o", bodyFile]
-            + arguments
-        process.standardOutput = FileHandle.nullDevice
-        let stderr = Pipe()
-        process.standardError = stderr
-        try process.run()
-        try await onBlockingThread { process.waitUntilExit() }
-        let errorText = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw CurlError(message: "curl exited with \(process.terminationStatus): \(errorText)")
+        // posix_spawn-based: Foundation's Process can fail to reap a child on Linux when several run at once.
+        let child = try ChildProcess(
+            path,
+            ["-s", "-S", "--http1.1", "--noproxy", "*", "--max-time", "120", "-D", headerFile, "-o", bodyFile] + arguments)
+        let status = await child.waitForExit()
+        let errorText = child.errorOutput
+        guard status == 0 else {
+            throw CurlError(message: "curl exited with \(status): \(errorText)")
         }
         let headerText = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""
         let body = (try? Data(contentsOf: URL(fileURLWithPath: bodyFile))).map { [UInt8]($0) } ?? []
