@@ -33,15 +33,22 @@ struct DemoSession {
 
     func run() async throws {
         // 1. The device.
+        // Device-authentication credentials from a test root this demo trusts (no Google-chained keys).
+        let credentials = try CastDeviceCredentials.generate(deviceID: "Castor Demo TV")
         let receiver = CastReceiver(configuration: CastReceiverConfiguration(
-            name: name, host: "127.0.0.1", port: 0, apps: [ChatReceiverHandler.app()]))
+            name: name, host: "127.0.0.1", port: 0, apps: [ChatReceiverHandler.app()], deviceCredentials: credentials),
+            logger: Output.logger)
         try await receiver.start()
         let port = try await receiver.port.unwrap("the receiver did not report its port")
         narrator.step("Emulated receiver “\(name)” listening on 127.0.0.1:\(port) (TLS, self-signed certificate)")
 
         // 2. Connect: TLS, device authentication, CONNECT, heartbeat, GET_STATUS.
         let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: port)
-        let connection = CastConnection(transport: transport, configuration: .init(userAgent: "castctl demo"), logger: Output.logger)
+        let trust = CastTrustStore.cast.merging(try credentials.authority.unwrap("the demo credentials have no authority").trustStore)
+        let connection = CastConnection(
+            transport: transport,
+            configuration: .init(userAgent: "castctl demo", deviceAuthPolicy: .require, deviceAuthTrustStore: trust),
+            logger: Output.logger)
         let media = CastMediaChannel()
         let chat = ChatChannel()
         try await connection.add(media)

@@ -121,8 +121,11 @@ public actor CastReceiver {
         phase = .running
         let listener: any CastReceiverListener
         do {
+            // The TLS certificate is fixed before listening: device authentication signs over its DER.
+            let credentials = try configuration.tlsCredentials ?? TLSCredentials.selfSigned()
+            engine.settings.tlsCertificateDER = credentials.certificateDER
             listener = try await TLSReceiverListener.listen(
-                host: configuration.host, port: configuration.port, credentials: configuration.tlsCredentials)
+                host: configuration.host, port: configuration.port, credentials: credentials)
         } catch {
             phase = .stopped
             throw CastReceiverError(

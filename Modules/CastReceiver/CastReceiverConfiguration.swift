@@ -39,6 +39,10 @@ public struct CastReceiverConfiguration: Sendable {
     public var protocolVersion: Int
     /// The TLS certificate the device presents; `nil` generates a fresh self-signed one at ``CastReceiver/start()``.
     public var tlsCredentials: TLSCredentials?
+    /// The device-authentication credentials (a certificate chain to a Cast root, test or real) the
+    /// device answers challenges with; `nil` answers every challenge with an AuthError, like a device
+    /// whose signing failed. Build them with `CastDeviceCredentials.generate(deviceID:)`.
+    public var deviceCredentials: CastDeviceCredentials?
 
     /// Creates a configuration; every parameter has a realistic default.
     public init(
@@ -49,7 +53,8 @@ public struct CastReceiverConfiguration: Sendable {
         isBrokenContent: @escaping @Sendable (String) -> Bool = { _ in false },
         apps: [CastReceiverApp] = [], volumeLevel: Double = 0.5,
         volumeControl: CastReceiverVolumeControl = .attenuation, shuffleSeed: UInt64? = nil,
-        protocolVersion: Int = 5, tlsCredentials: TLSCredentials? = nil
+        protocolVersion: Int = 5, tlsCredentials: TLSCredentials? = nil,
+        deviceCredentials: CastDeviceCredentials? = nil
     ) {
         self.name = name
         self.model = model ?? (kind.isGroup ? "Google Cast Group" : kind.hasVideoOutput ? "Chromecast" : "Chromecast Audio")
@@ -67,6 +72,7 @@ public struct CastReceiverConfiguration: Sendable {
         self.shuffleSeed = shuffleSeed
         self.protocolVersion = protocolVersion
         self.tlsCredentials = tlsCredentials
+        self.deviceCredentials = deviceCredentials
     }
 }
 

@@ -9,7 +9,7 @@ struct CastctlEndToEndTests {
         let result = try await runProgram(TestPaths.program("castctl"), ["demo", "--step-seconds", "0.2"])
         #expect(result.status == 0, "\(result.stdout.joined(separator: "\n"))\n\(result.stderr)")
         let text = result.stdout.joined(separator: "\n")
-        for expected in ["Launched Default Media Receiver", "Loaded a queue of 3 items", "Seeked to 0:02:00",
+        for expected in ["device authentication: genuine", "Launched Default Media Receiver", "Loaded a queue of 3 items", "Seeked to 0:02:00",
                          "Playback rate 1.5×", "Subtitles on: active tracks [1]", "Next item: “Elephants Dream”",
                          "Muted: true", "got “HELLO FROM LINUX”", "Protocol violations recorded by the receiver: 0"] {
             #expect(text.contains(expected), "missing “\(expected)” in:\n\(text)")

@@ -1,3 +1,4 @@
+import CastTransport
 import CastJSON
 import Foundation
 
@@ -15,6 +16,9 @@ struct ReceiverEngine: Sendable {
         var volumeControl = CastReceiverVolumeControl.attenuation
         var isBrokenContent: @Sendable (String) -> Bool = { _ in false }
         var shuffleSeed: UInt64 = 0x5EED
+        /// Device-authentication credentials, and the DER of the TLS certificate they sign over.
+        var deviceCredentials: CastDeviceCredentials?
+        var tlsCertificateDER: [UInt8]?
 
         init() {}
 
@@ -26,6 +30,8 @@ struct ReceiverEngine: Sendable {
             volumeControl = configuration.volumeControl
             isBrokenContent = configuration.isBrokenContent
             shuffleSeed = configuration.shuffleSeed ?? UInt64.random(in: .min ... .max)
+            deviceCredentials = configuration.deviceCredentials
+            tlsCertificateDER = configuration.tlsCredentials?.certificateDER
         }
     }
 
@@ -69,7 +75,7 @@ struct ReceiverEngine: Sendable {
     static let audioMediaReceiverId = "705D30C6"
     static let backdropId = "E8C28D3C"
 
-    let settings: Settings
+    var settings: Settings
     var sockets: [Int: SocketState] = [:]
     var app: RunningApp?
     var volumeLevel: Double
