@@ -115,7 +115,7 @@ let package = Package(
             name: "castctl",
             dependencies: [
                 "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
-                "CastReceiver", "ChatChannel", "CastMediaServer", "CastDiscovery",
+                "CastReceiver", "ChatChannel", "CastMediaServer", "CastDiscovery", "Castor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -16,6 +16,16 @@ struct CastctlEndToEndTests {
         }
     }
 
+    @Test func tuiDrawsTheExpandedControllerOverAnEmulatedSession() async throws {
+        let result = try await runProgram(TestPaths.program("castctl"), ["tui", "--emulated", "--frames", "4", "--interval-ms", "100"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = result.stdout.joined(separator: "\n")
+        #expect(text.contains("Castor — Castor TUI TV"))
+        #expect(text.contains("Big Buck Bunny"))
+        #expect(text.contains("[1] ⏪") && text.contains("[␣]") && text.contains("[4] ⏩"))
+        #expect(text.contains("volume  50%"))
+    }
+
     @Test func castctlCommandsAgainstCastReceiver() async throws {
         let receiver = try await ReceiverProcess.start(["--strict"])
         let castctl = TestPaths.program("castctl")
