@@ -1,3 +1,4 @@
+import CastMediaTestSupport
 import CastJSON
 import CastMetadata
 import CastTestSupport

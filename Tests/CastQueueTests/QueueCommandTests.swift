@@ -1,3 +1,4 @@
+import CastMediaTestSupport
 import CastChannels
 import CastJSON
 import CastMedia

@@ -4,17 +4,17 @@ import CastTestSupport
 import CastTransport
 import Testing
 
-@testable import CastMedia
+import CastMedia
 
 /// A sender connection with a media channel, wired to a ``ScriptedReceiver`` in memory.
-struct MediaHarness {
-    let connection: CastConnection
-    let receiver: ScriptedReceiver
-    let media: CastMediaChannel
-    let clock: ManualClock
-    let receiverEnd: InMemoryCastTransport
+public struct MediaHarness: Sendable {
+    public let connection: CastConnection
+    public let receiver: ScriptedReceiver
+    public let media: CastMediaChannel
+    public let clock: ManualClock
+    public let receiverEnd: InMemoryCastTransport
 
-    static func make(launched: Bool = true) async throws -> MediaHarness {
+    public static func make(launched: Bool = true) async throws -> MediaHarness {
         let (senderEnd, receiverEnd) = InMemoryCastTransport.pair()
         let receiver = ScriptedReceiver(transport: receiverEnd, launched: launched)
         let clock = ManualClock()
@@ -28,14 +28,14 @@ struct MediaHarness {
         return MediaHarness(connection: connection, receiver: receiver, media: media, clock: clock, receiverEnd: receiverEnd)
     }
 
-    func close() async {
+    public func close() async {
         await connection.close()
         receiver.stop()
     }
 }
 
 /// Yields until `condition` holds (messages travel through tasks); fails after many rounds.
-func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+public func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
     for _ in 0..<100_000 {
         if condition() { return }
         await Task.yield()

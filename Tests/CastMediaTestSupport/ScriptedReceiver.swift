@@ -7,43 +7,43 @@ import Synchronization
 /// A small scripted Cast receiver on the far end of an in-memory transport: it answers the
 /// platform channel (GET_STATUS, LAUNCH, heartbeat) and runs a Default-Media-Receiver-like media
 /// app with a queue, so the sender's media and queue commands can be tested end to end.
-final class ScriptedReceiver: Sendable {
-    static let transportId = "web-7"
-    static let media = "urn:x-cast:com.google.cast.media"
-    static let receiver = "urn:x-cast:com.google.cast.receiver"
+public final class ScriptedReceiver: Sendable {
+    public static let transportId = "web-7"
+    public static let media = "urn:x-cast:com.google.cast.media"
+    public static let receiver = "urn:x-cast:com.google.cast.receiver"
 
-    struct Item: Sendable {
-        var id: Int
-        var json: JSONValue
+    public struct Item: Sendable {
+        public var id: Int
+        public var json: JSONValue
     }
 
-    struct MediaState: Sendable {
-        var sessionId = 0
-        var hasSession = false
-        var playerState = "IDLE"
-        var idleReason: String?
-        var currentTime = 0.0
-        var playbackRate = 1.0
-        var activeTrackIds: [Int] = []
-        var media: JSONValue?
-        var items: [Item] = []
-        var currentItemId: Int?
-        var nextItemId = 1
-        var repeatMode = "REPEAT_OFF"
-        var volume: JSONValue = ["level": 1, "muted": false]
-        var textTrackStyle: JSONValue?
+    public struct MediaState: Sendable {
+        public var sessionId = 0
+        public var hasSession = false
+        public var playerState = "IDLE"
+        public var idleReason: String?
+        public var currentTime = 0.0
+        public var playbackRate = 1.0
+        public var activeTrackIds: [Int] = []
+        public var media: JSONValue?
+        public var items: [Item] = []
+        public var currentItemId: Int?
+        public var nextItemId = 1
+        public var repeatMode = "REPEAT_OFF"
+        public var volume: JSONValue = ["level": 1, "muted": false]
+        public var textTrackStyle: JSONValue?
     }
 
     /// Requests the media app received, in order.
-    let requests = Mutex<[JSONValue]>([])
-    let state = Mutex(MediaState())
+    public let requests = Mutex<[JSONValue]>([])
+    public let state = Mutex(MediaState())
     /// Request types the app does not answer at all (to test deadlines).
-    let silentTypes = Mutex<Set<String>>([])
-    let transport: InMemoryCastTransport
+    public let silentTypes = Mutex<Set<String>>([])
+    public let transport: InMemoryCastTransport
     private let task = Mutex<Task<Void, Never>?>(nil)
     private let launched = Mutex(false)
 
-    init(transport: InMemoryCastTransport, launched: Bool = true) {
+    public init(transport: InMemoryCastTransport, launched: Bool = true) {
         self.transport = transport
         self.launched.withLock { $0 = launched }
         let task = Task { [weak self] in
@@ -57,14 +57,14 @@ final class ScriptedReceiver: Sendable {
         self.task.withLock { $0 = task }
     }
 
-    func stop() { task.withLock { $0?.cancel() } }
+    public func stop() { task.withLock { $0?.cancel() } }
 
     /// Media requests of one type.
-    func requests(ofType type: String) -> [JSONValue] {
+    public func requests(ofType type: String) -> [JSONValue] {
         requests.withLock { $0.filter { $0["type"]?.stringValue == type } }
     }
 
-    var itemIds: [Int] { state.withLock { $0.items.map(\.id) } }
+    public var itemIds: [Int] { state.withLock { $0.items.map(\.id) } }
 
     // MARK: - Dispatch
 
@@ -114,19 +114,19 @@ final class ScriptedReceiver: Sendable {
                 "status": ["applications": .array(applications), "volume": ["level": 1, "muted": false]]]
     }
 
-    func send(_ json: JSONValue, namespace: String, to destination: String, from source: String) async {
+    public func send(_ json: JSONValue, namespace: String, to destination: String, from source: String) async {
         try? await transport.send(CastMessage(sourceId: source, destinationId: destination, namespace: namespace, json: json))
     }
 
     /// Stops the media app and tells every sender (RECEIVER_STATUS without it).
-    func stopApp() async {
+    public func stopApp() async {
         launched.withLock { $0 = false }
         state.withLock { $0 = MediaState() }
         await send(receiverStatus(requestId: 0), namespace: Self.receiver, to: "*", from: "receiver-0")
     }
 
     /// Pushes a status to every sender, as when another sender changed something.
-    func broadcastStatus(_ change: @Sendable (inout MediaState) -> Void) async {
+    public func broadcastStatus(_ change: @Sendable (inout MediaState) -> Void) async {
         let status = state.withLock { state in
             change(&state)
             return Self.statusMessage(state, requestId: 0)
