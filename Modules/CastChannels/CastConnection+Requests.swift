@@ -25,12 +25,6 @@ extension CastConnection {
         payload["requestId"] = .number(Double(id))
         let message = CastMessage(
             sourceId: senderId ?? configuration.senderId, destinationId: destinationId, namespace: namespace, json: payload)
-        let size = message.encodedSize
-        guard size <= CastFrame.maxBodySize else {
-            throw CastChannelError(
-                code: .messageTooLarge,
-                message: "\(json["type"]?.stringValue ?? "Request") is \(size) bytes; the limit is \(CastFrame.maxBodySize)")
-        }
         state.withLock {
             $0.tracker.register(
                 id, entry: .init(namespace: namespace, destinationId: destinationId, accept: accept, waiter: promise))

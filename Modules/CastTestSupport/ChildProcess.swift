@@ -29,43 +29,16 @@ public final class ChildProcess: Sendable {
         guard Self.makeChannel(&outPipe), Self.makeChannel(&errPipe) else {
             throw ChildProcessError(message: "socketpair() failed: \(errno)")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var emptyMask = sigset_t()
-        sigemptyset(&emptyMask)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &emptyMask)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var envp: [UnsafeMutablePointer<CChar>?]? = environment.map { env in
-            env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        }
-        defer { envp?.forEach { free($0) } }
-        var child: pid_t = 0
-        let status: Int32
-        if envp != nil {
-            status = envp!.withUnsafeMutableBufferPointer { posix_spawn(&child, executable, &actions, &attributes, argv, $0.baseAddress) }
-        } else {
-            status = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        let child: pid_t
+        do {
+            child = try Self.spawn([executable] + arguments, stdin: -1, stdout: outPipe[1], stderr: errPipe[1],
+                                   environment: environment)
+        } catch {
+            for fd in outPipe + errPipe { close(fd) }
+            throw error
         }
         close(outPipe[1])
         close(errPipe[1])
-        guard status == 0 else {
-            close(outPipe[0])
-            close(errPipe[0])
-            throw ChildProcessError(message: "posix_spawn \(executable) failed: \(String(cString: strerror(status)))")
-        }
         pid = child
         let spawned = child
         let outFD = outPipe[0]
@@ -88,6 +61,52 @@ public final class ChildProcess: Sendable {
             }
             for waiter in waiters { waiter.resume(returning: code) }
         }
+    }
+
+    /// Starts `arguments` (the program first) with the given descriptors as its standard input,
+    /// output and error (`-1`: /dev/null for input, inherit for output and error), signal mask and
+    /// dispositions reset so the child honours SIGTERM, and returns its pid (reap it with `waitpid`).
+    public static func spawn(
+        _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32 = -1, environment: [String: String]? = nil
+    ) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if stdin >= 0 {
+            posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        if stdout >= 0 { posix_spawn_file_actions_adddup2(&actions, stdout, 1) }
+        if stderr >= 0 { posix_spawn_file_actions_adddup2(&actions, stderr, 2) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var envp: [UnsafeMutablePointer<CChar>?]? = environment.map { env in
+            env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        }
+        defer { envp?.forEach { free($0) } }
+        var child: pid_t = 0
+        let status: Int32
+        if envp != nil {
+            status = envp!.withUnsafeMutableBufferPointer { posix_spawn(&child, arguments[0], &actions, &attributes, argv, $0.baseAddress) }
+        } else {
+            status = posix_spawn(&child, arguments[0], &actions, &attributes, argv, environ)
+        }
+        guard status == 0 else {
+            throw ChildProcessError(message: "posix_spawn \(arguments[0]) failed: \(String(cString: strerror(status)))")
+        }
+        return child
     }
 
     /// A one-way byte channel with both ends close-on-exec: [read end, write end].

@@ -120,36 +120,16 @@ final class LabNetwork: @unchecked Sendable {
     }
 }
 
-/// Starts `arguments` with the given descriptors as stdin/stdout/stderr (`-1`: inherit).
+/// Starts `arguments` with the given descriptors as stdin/stdout/stderr (see `ChildProcess.spawn`).
 ///
 /// `posix_spawn` and `waitpid` on the child's own PID rather than Foundation's `Process`, whose
 /// Linux monitor blocks in `waitpid` on one running child and then reaps no other.
 func spawnChild(_ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32 = -1) throws -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    if stdin >= 0 { posix_spawn_file_actions_adddup2(&actions, stdin, 0) }
-    if stdout >= 0 { posix_spawn_file_actions_adddup2(&actions, stdout, 1) }
-    if stderr >= 0 { posix_spawn_file_actions_adddup2(&actions, stderr, 2) }
-    let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    // Swift concurrency threads block signals, and a spawned child inherits the mask: unblock
-    // everything and reset dispositions, or the child would ignore our SIGTERM.
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var emptyMask = sigset_t()
-    sigemptyset(&emptyMask)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for signal in [SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
-    posix_spawnattr_setsigmask(&attributes, &emptyMask)
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    var child: pid_t = 0
-    let status = posix_spawn(&child, arguments[0], &actions, &attributes, argv, environ)
-    guard status == 0 else { throw LabError(description: "posix_spawn \(arguments[0]) failed: \(status)") }
-    return child
+    do {
+        return try ChildProcess.spawn(arguments, stdin: stdin, stdout: stdout, stderr: stderr)
+    } catch {
+        throw LabError(description: "\(error)")
+    }
 }
 
 /// A process started in a lab namespace; its stdout lines arrive in ``lines``.
