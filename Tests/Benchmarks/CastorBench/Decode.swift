@@ -4,7 +4,7 @@ import CastTransport
 import Foundation
 import NIOCore
 
-/// `decode --fixture media_status.json [--seconds s] [--repeats r]`: the codec micro-benchmarks, one
+/// `decode --fixture media_status.json [--millis ms] [--repeats r] [--stage name] [--count n]`: the codec micro-benchmarks, one
 /// thread. The headline is `full`: frame → CastMessage (protobuf) → JSON → ``MediaStatusMessage``,
 /// the work the sender does for every MEDIA_STATUS it receives.
 enum Decode {
@@ -55,6 +55,14 @@ enum Decode {
         ]
         var results: [String: Any] = ["frame_bytes": frame.readableBytes, "repeats": repeats, "seconds_each": seconds]
         let only = arguments.values["stage"]
+        // `--count N`: run each stage exactly N times, untimed (for instruction counts under callgrind).
+        if let count = Int(arguments.values["count"] ?? "") {
+            for (name, body) in stages where only == nil || only == name {
+                for _ in 0..<count { try body() }
+            }
+            emit(["counted": count])
+            return
+        }
         for (name, body) in stages where only == nil || only == name {
             var rates: [Double] = []
             for _ in 0..<repeats {
