@@ -55,6 +55,7 @@ enum Decode {
         ]
         var results: [String: Any] = ["frame_bytes": frame.readableBytes, "repeats": repeats, "seconds_each": seconds]
         let only = arguments.values["stage"]
+        if let count = Int(arguments.values["count"] ?? "") { for (name, body) in stages where only == nil || only == name { for _ in 0..<count { try body() } }; emit(["counted": count]); return }
         for (name, body) in stages where only == nil || only == name {
             var rates: [Double] = []
             for _ in 0..<repeats {
