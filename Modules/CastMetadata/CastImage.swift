@@ -26,19 +26,22 @@ public struct CastImage: Sendable, Hashable, Codable {
         self.init(url: url, width: width, height: height)
     }
 
-    private enum CodingKeys: String, CodingKey { case url, width, height }
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case url, width, height
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
 
     /// Reads `{url, width?, height?}`; a size that is not a whole number is ignored.
     /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object or `url` is not a valid URL string.
     public init(json: JSONValue) throws(JSONError) {
-        let reader = try JSONObjectReader(json, decoding: "CastImage")
-        guard let text = reader.string("url") else { throw reader.mismatch("url", expected: "a URL string") }
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "CastImage")
+        guard let text = reader.string(.url) else { throw reader.mismatch(.url, expected: "a URL string") }
         guard let url = URL(string: text) else {
             throw JSONError(code: .typeMismatch, message: "Invalid image URL '\(text)'")
         }
         self.url = url
-        width = reader.int("width")
-        height = reader.int("height")
+        width = reader.int(.width)
+        height = reader.int(.height)
     }
 
     /// Decodes `{url, width?, height?}` (see ``init(json:)``).

@@ -21,7 +21,7 @@ func encodeUnknown(_ members: [String: JSONValue], to encoder: any Encoder) thro
 // rules the Codable decoders had (`decodeIfPresent` under `try?`), kept exactly.
 extension JSONObjectReader {
     /// The member `key` read by `make`; `nil` when missing, `null` or unreadable.
-    func model<Model>(_ key: String, _ make: (JSONValue) throws(JSONError) -> Model) -> Model? {
+    func model<Model>(_ key: Key, _ make: (JSONValue) throws(JSONError) -> Model) -> Model? {
         guard let value = self[key] else { return nil }
         do {
             return try make(value)
@@ -32,8 +32,8 @@ extension JSONObjectReader {
 
     /// The array member `key` with every element read by `make`; `nil` when missing, not an array, or when
     /// any element is unreadable (all or nothing, like a lenient `[Model]`).
-    func models<Model>(_ key: String, _ make: (JSONValue) throws(JSONError) -> Model) -> [Model]? {
-        guard case .array(let elements)? = members[key] else { return nil }
+    func models<Model>(_ key: Key, _ make: (JSONValue) throws(JSONError) -> Model) -> [Model]? {
+        guard case .array(let elements)? = self[key] else { return nil }
         var result: [Model] = []
         result.reserveCapacity(elements.count)
         for element in elements {
@@ -48,8 +48,8 @@ extension JSONObjectReader {
 
     /// The array member `key` with the readable elements; unreadable ones are skipped, a missing member or
     /// another type reads as empty.
-    func readableModels<Model>(_ key: String, _ make: (JSONValue) throws(JSONError) -> Model) -> [Model] {
-        guard case .array(let elements)? = members[key] else { return [] }
+    func readableModels<Model>(_ key: Key, _ make: (JSONValue) throws(JSONError) -> Model) -> [Model] {
+        guard case .array(let elements)? = self[key] else { return [] }
         var result: [Model] = []
         result.reserveCapacity(elements.count)
         for element in elements {
@@ -63,7 +63,7 @@ extension JSONObjectReader {
     }
 
     /// The string-enumeration member `key`; `nil` when missing or not a string.
-    func enumeration<Value: CastStringEnumeration>(_ key: String, _ type: Value.Type = Value.self) -> Value? {
+    func enumeration<Value: CastStringEnumeration>(_ key: Key, _ type: Value.Type = Value.self) -> Value? {
         string(key).map(Value.init(rawValue:))
     }
 }

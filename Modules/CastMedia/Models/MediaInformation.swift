@@ -64,34 +64,35 @@ public struct MediaInformation: Sendable, Hashable, Codable {
         self.additionalFields = additionalFields
     }
 
-    private enum CodingKeys: String, CodingKey, CaseIterable {
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
         case contentId, contentUrl, contentType, streamType, duration, metadata, tracks, textTrackStyle, customData,
             hlsSegmentFormat, hlsVideoSegmentFormat, entity, mediaCategory, startAbsoluteTime
+        static let table = JSONKeyTable(CodingKeys.self)
     }
 
-    private static let knownKeys = Set(CodingKeys.allCases.map(\.rawValue))
+    private static let knownKeys = Set(CodingKeys.table.names)
 
     /// Reads the `media` object. Missing `contentId`/`contentType` read as empty strings, a missing
     /// `streamType` as BUFFERED, so a receiver's sparse status never fails; a member of the wrong type reads
     /// as absent (for `tracks`, one unreadable track drops the list). Unknown members go to ``additionalFields``.
     /// - Throws: `JSONError` (`typeMismatch`) only when the value is not an object.
     public init(json: JSONValue) throws(JSONError) {
-        let reader = try JSONObjectReader(json, decoding: "MediaInformation")
-        contentId = reader.string("contentId") ?? ""
-        contentUrl = reader.string("contentUrl")
-        contentType = reader.string("contentType") ?? ""
-        streamType = reader.enumeration("streamType") ?? .buffered
-        duration = reader.double("duration")
-        metadata = reader.model("metadata", CastMetadata.init(json:))
-        tracks = reader.models("tracks", MediaTrack.init(json:))
-        textTrackStyle = reader.model("textTrackStyle", TextTrackStyle.init(json:))
-        customData = reader["customData"].map(CastCustomData.init)
-        hlsSegmentFormat = reader.enumeration("hlsSegmentFormat")
-        hlsVideoSegmentFormat = reader.enumeration("hlsVideoSegmentFormat")
-        entity = reader.string("entity")
-        mediaCategory = reader.enumeration("mediaCategory")
-        startAbsoluteTime = reader.double("startAbsoluteTime")
-        additionalFields = reader.unknownMembers(known: Self.knownKeys)
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "MediaInformation", keepingUnknown: true)
+        contentId = reader.string(.contentId) ?? ""
+        contentUrl = reader.string(.contentUrl)
+        contentType = reader.string(.contentType) ?? ""
+        streamType = reader.enumeration(.streamType) ?? .buffered
+        duration = reader.double(.duration)
+        metadata = reader.model(.metadata, CastMetadata.init(json:))
+        tracks = reader.models(.tracks, MediaTrack.init(json:))
+        textTrackStyle = reader.model(.textTrackStyle, TextTrackStyle.init(json:))
+        customData = reader[.customData].map(CastCustomData.init)
+        hlsSegmentFormat = reader.enumeration(.hlsSegmentFormat)
+        hlsVideoSegmentFormat = reader.enumeration(.hlsVideoSegmentFormat)
+        entity = reader.string(.entity)
+        mediaCategory = reader.enumeration(.mediaCategory)
+        startAbsoluteTime = reader.double(.startAbsoluteTime)
+        additionalFields = reader.unknownMembers
     }
 
     /// Decodes the `media` object (see ``init(json:)``).

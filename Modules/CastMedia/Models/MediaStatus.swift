@@ -77,31 +77,38 @@ public struct MediaStatus: Sendable, Hashable, Codable {
         self.extendedStatus = extendedStatus
     }
 
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case mediaSessionId, playerState, idleReason, currentTime, playbackRate, supportedMediaCommands, volume,
+            activeTrackIds, media, currentItemId, loadingItemId, preloadedItemId, items, repeatMode, queueData,
+            customData, breakStatus, liveSeekableRange, videoInfo, extendedStatus
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
+
     /// Reads a status; `mediaSessionId` is required, everything else is read tolerantly (a member of the wrong
     /// type reads as absent; for `items` and `activeTrackIds`, one unreadable element drops the list).
     /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object or `mediaSessionId` is not an integer.
     public init(json: JSONValue) throws(JSONError) {
-        let reader = try JSONObjectReader(json, decoding: "MediaStatus")
-        mediaSessionId = try reader.requiredInt("mediaSessionId")
-        playerState = reader.enumeration("playerState") ?? .unknown
-        idleReason = reader.enumeration("idleReason")
-        currentTime = reader.double("currentTime") ?? 0
-        playbackRate = reader.double("playbackRate") ?? 1
-        supportedMediaCommands = reader.int("supportedMediaCommands").map(SupportedMediaCommands.init(rawValue:)) ?? []
-        volume = reader.model("volume", MediaVolume.init(json:))
-        activeTrackIds = reader.ints("activeTrackIds")
-        media = reader.model("media", MediaInformation.init(json:))
-        currentItemId = reader.int("currentItemId")
-        loadingItemId = reader.int("loadingItemId")
-        preloadedItemId = reader.int("preloadedItemId")
-        items = reader.models("items", QueueItem.init(json:))
-        repeatMode = reader.enumeration("repeatMode")
-        queueData = reader.model("queueData", QueueData.init(json:))
-        customData = reader["customData"].map(CastCustomData.init)
-        breakStatus = reader["breakStatus"]
-        liveSeekableRange = reader.model("liveSeekableRange", LiveSeekableRange.init(json:))
-        videoInfo = reader.model("videoInfo", VideoInformation.init(json:))
-        extendedStatus = reader.model("extendedStatus", ExtendedMediaStatus.init(json:))
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "MediaStatus")
+        mediaSessionId = try reader.requiredInt(.mediaSessionId)
+        playerState = reader.enumeration(.playerState) ?? .unknown
+        idleReason = reader.enumeration(.idleReason)
+        currentTime = reader.double(.currentTime) ?? 0
+        playbackRate = reader.double(.playbackRate) ?? 1
+        supportedMediaCommands = reader.int(.supportedMediaCommands).map(SupportedMediaCommands.init(rawValue:)) ?? []
+        volume = reader.model(.volume, MediaVolume.init(json:))
+        activeTrackIds = reader.ints(.activeTrackIds)
+        media = reader.model(.media, MediaInformation.init(json:))
+        currentItemId = reader.int(.currentItemId)
+        loadingItemId = reader.int(.loadingItemId)
+        preloadedItemId = reader.int(.preloadedItemId)
+        items = reader.models(.items, QueueItem.init(json:))
+        repeatMode = reader.enumeration(.repeatMode)
+        queueData = reader.model(.queueData, QueueData.init(json:))
+        customData = reader[.customData].map(CastCustomData.init)
+        breakStatus = reader[.breakStatus]
+        liveSeekableRange = reader.model(.liveSeekableRange, LiveSeekableRange.init(json:))
+        videoInfo = reader.model(.videoInfo, VideoInformation.init(json:))
+        extendedStatus = reader.model(.extendedStatus, ExtendedMediaStatus.init(json:))
     }
 
     /// Decodes a status (see ``init(json:)``).
@@ -134,14 +141,19 @@ public struct LiveSeekableRange: Sendable, Hashable, Codable {
         self.isLiveDone = isLiveDone
     }
 
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case start, end, isMovingWindow, isLiveDone
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
+
     /// Reads `{start?, end?, isMovingWindow?, isLiveDone?}`; `null` reads as absent.
     /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object or a member has the wrong type.
     public init(json: JSONValue) throws(JSONError) {
-        let reader = try JSONObjectReader(json, decoding: "LiveSeekableRange")
-        start = try reader.strictDouble("start")
-        end = try reader.strictDouble("end")
-        isMovingWindow = try reader.strictBool("isMovingWindow")
-        isLiveDone = try reader.strictBool("isLiveDone")
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "LiveSeekableRange")
+        start = try reader.strictDouble(.start)
+        end = try reader.strictDouble(.end)
+        isMovingWindow = try reader.strictBool(.isMovingWindow)
+        isLiveDone = try reader.strictBool(.isLiveDone)
     }
 
     /// Decodes a range (see ``init(json:)``).
@@ -180,13 +192,18 @@ public struct VideoInformation: Sendable, Hashable, Codable {
         self.hdrType = hdrType
     }
 
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case width, height, hdrType
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
+
     /// Reads `{width?, height?, hdrType?}`; `null` reads as absent.
     /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object or a member has the wrong type.
     public init(json: JSONValue) throws(JSONError) {
-        let reader = try JSONObjectReader(json, decoding: "VideoInformation")
-        width = try reader.strictInt("width")
-        height = try reader.strictInt("height")
-        hdrType = try reader.strictString("hdrType").map(HDRType.init(rawValue:))
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "VideoInformation")
+        width = try reader.strictInt(.width)
+        height = try reader.strictInt(.height)
+        hdrType = try reader.strictString(.hdrType).map(HDRType.init(rawValue:))
     }
 
     /// Decodes video information (see ``init(json:)``).
@@ -211,15 +228,20 @@ public struct ExtendedMediaStatus: Sendable, Hashable, Codable {
         self.mediaSessionId = mediaSessionId
     }
 
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case playerState, media, mediaSessionId
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
+
     /// Reads `{playerState, media?, mediaSessionId?}`; `playerState` is required, `null` reads as absent.
     /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object, `playerState` is not a string,
     ///   `media` is not an object or `mediaSessionId` is not an integer.
     public init(json: JSONValue) throws(JSONError) {
-        let reader = try JSONObjectReader(json, decoding: "ExtendedMediaStatus")
-        guard let state = reader.string("playerState") else { throw reader.mismatch("playerState", expected: "a string") }
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "ExtendedMediaStatus")
+        guard let state = reader.string(.playerState) else { throw reader.mismatch(.playerState, expected: "a string") }
         playerState = PlayerState(rawValue: state)
-        media = try reader["media"].map { value throws(JSONError) in try MediaInformation(json: value) }
-        mediaSessionId = try reader.strictInt("mediaSessionId")
+        media = try reader[.media].map { value throws(JSONError) in try MediaInformation(json: value) }
+        mediaSessionId = try reader.strictInt(.mediaSessionId)
     }
 
     /// Decodes an extended status (see ``init(json:)``).
@@ -241,15 +263,18 @@ public struct MediaStatusMessage: Sendable, Hashable, Codable {
         self.status = status
     }
 
-    private enum CodingKeys: String, CodingKey { case type, requestId, status }
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case type, requestId, status
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
 
     /// Reads the message; a status entry that cannot be read (no `mediaSessionId`) is skipped, a `status`
     /// that is not an array reads as empty, a `requestId` that is not an integer as absent.
     /// - Throws: `JSONError` (`typeMismatch`) only when the value is not an object.
     public init(json: JSONValue) throws(JSONError) {
-        let reader = try JSONObjectReader(json, decoding: "MediaStatusMessage")
-        requestId = reader.int("requestId")
-        status = reader.readableModels("status", MediaStatus.init(json:))
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "MediaStatusMessage")
+        requestId = reader.int(.requestId)
+        status = reader.readableModels(.status, MediaStatus.init(json:))
     }
 
     /// Decodes the message (see ``init(json:)``).

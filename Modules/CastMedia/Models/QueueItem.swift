@@ -42,27 +42,28 @@ public struct QueueItem: Sendable, Hashable, Codable {
         self.additionalFields = additionalFields
     }
 
-    private enum CodingKeys: String, CodingKey, CaseIterable {
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
         case itemId, media, autoplay, startTime, playbackDuration, preloadTime, activeTrackIds, customData, orderId
+        static let table = JSONKeyTable(CodingKeys.self)
     }
 
-    private static let knownKeys = Set(CodingKeys.allCases.map(\.rawValue))
+    private static let knownKeys = Set(CodingKeys.table.names)
 
     /// Reads an item tolerantly: a member of the wrong type reads as absent; unknown members go to
     /// ``additionalFields``.
     /// - Throws: `JSONError` (`typeMismatch`) only when the value is not an object.
     public init(json: JSONValue) throws(JSONError) {
-        let reader = try JSONObjectReader(json, decoding: "QueueItem")
-        itemId = reader.int("itemId")
-        media = reader.model("media", MediaInformation.init(json:))
-        autoplay = reader.bool("autoplay")
-        startTime = reader.double("startTime")
-        playbackDuration = reader.double("playbackDuration")
-        preloadTime = reader.double("preloadTime")
-        activeTrackIds = reader.ints("activeTrackIds")
-        customData = reader["customData"].map(CastCustomData.init)
-        orderId = reader.int("orderId")
-        additionalFields = reader.unknownMembers(known: Self.knownKeys)
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "QueueItem", keepingUnknown: true)
+        itemId = reader.int(.itemId)
+        media = reader.model(.media, MediaInformation.init(json:))
+        autoplay = reader.bool(.autoplay)
+        startTime = reader.double(.startTime)
+        playbackDuration = reader.double(.playbackDuration)
+        preloadTime = reader.double(.preloadTime)
+        activeTrackIds = reader.ints(.activeTrackIds)
+        customData = reader[.customData].map(CastCustomData.init)
+        orderId = reader.int(.orderId)
+        additionalFields = reader.unknownMembers
     }
 
     /// Decodes an item (see ``init(json:)``).
@@ -129,22 +130,27 @@ public struct QueueData: Sendable, Hashable, Codable {
         self.containerMetadata = containerMetadata
     }
 
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case id, name, description, entity, queueType, repeatMode, shuffle, items, startIndex, startTime, containerMetadata
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
+
     /// Reads queue data tolerantly: a member of the wrong type reads as absent (for `items`, one element that
     /// is not an object drops the list).
     /// - Throws: `JSONError` (`typeMismatch`) only when the value is not an object.
     public init(json: JSONValue) throws(JSONError) {
-        let reader = try JSONObjectReader(json, decoding: "QueueData")
-        id = reader.string("id")
-        name = reader.string("name")
-        description = reader.string("description")
-        entity = reader.string("entity")
-        queueType = reader.enumeration("queueType")
-        repeatMode = reader.enumeration("repeatMode")
-        shuffle = reader.bool("shuffle")
-        items = reader.models("items", QueueItem.init(json:))
-        startIndex = reader.int("startIndex")
-        startTime = reader.double("startTime")
-        containerMetadata = reader["containerMetadata"]
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "QueueData")
+        id = reader.string(.id)
+        name = reader.string(.name)
+        description = reader.string(.description)
+        entity = reader.string(.entity)
+        queueType = reader.enumeration(.queueType)
+        repeatMode = reader.enumeration(.repeatMode)
+        shuffle = reader.bool(.shuffle)
+        items = reader.models(.items, QueueItem.init(json:))
+        startIndex = reader.int(.startIndex)
+        startTime = reader.double(.startTime)
+        containerMetadata = reader[.containerMetadata]
     }
 
     /// Decodes queue data (see ``init(json:)``).
@@ -166,12 +172,17 @@ public struct MediaVolume: Sendable, Hashable, Codable {
         self.muted = muted
     }
 
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case level, muted
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
+
     /// Reads `{level?, muted?}`; `null` reads as absent.
     /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object or a member has the wrong type.
     public init(json: JSONValue) throws(JSONError) {
-        let reader = try JSONObjectReader(json, decoding: "MediaVolume")
-        level = try reader.strictDouble("level")
-        muted = try reader.strictBool("muted")
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "MediaVolume")
+        level = try reader.strictDouble(.level)
+        muted = try reader.strictBool(.muted)
     }
 
     /// Decodes a volume (see ``init(json:)``).

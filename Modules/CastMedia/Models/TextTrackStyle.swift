@@ -24,21 +24,31 @@ public struct CastColor: Sendable, Hashable, Codable, CustomStringConvertible {
     public init?(cssString: String) {
         var utf8 = cssString.utf8[...]
         guard utf8.popFirst() == UInt8(ascii: "#"), utf8.count <= 8 else { return nil }
-        var nibbles: [UInt8] = []
-        nibbles.reserveCapacity(8)
+        var value: UInt32 = 0
         for byte in utf8 {
+            let nibble: UInt8
             switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibbles.append(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibbles.append(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibbles.append(byte - UInt8(ascii: "A") + 10)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
             default: return nil
             }
+            value = value << 4 | UInt32(nibble)
         }
-        if nibbles.count == 3 || nibbles.count == 4 { nibbles = nibbles.flatMap { [$0, $0] } }
-        if nibbles.count == 6 { nibbles += [15, 15] }
-        guard nibbles.count == 8 else { return nil }
-        func byte(_ index: Int) -> UInt8 { nibbles[index * 2] << 4 | nibbles[index * 2 + 1] }
-        self.init(red: byte(0), green: byte(1), blue: byte(2), alpha: byte(3))
+        /// Nibble `index` of `count`, counted from the left.
+        func nibble(_ index: Int, of count: Int) -> UInt8 { UInt8(truncatingIfNeeded: value >> (4 * (count - 1 - index))) & 0xF }
+        switch utf8.count {
+        case 3, 4:
+            let count = utf8.count
+            self.init(red: nibble(0, of: count) * 17, green: nibble(1, of: count) * 17, blue: nibble(2, of: count) * 17,
+                      alpha: count == 4 ? nibble(3, of: count) * 17 : 255)
+        case 6, 8:
+            if utf8.count == 6 { value = value << 8 | 0xFF }
+            self.init(red: UInt8(truncatingIfNeeded: value >> 24), green: UInt8(truncatingIfNeeded: value >> 16),
+                      blue: UInt8(truncatingIfNeeded: value >> 8), alpha: UInt8(truncatingIfNeeded: value))
+        default:
+            return nil
+        }
     }
 
     /// `#RRGGBBAA`, upper-case.
@@ -207,22 +217,28 @@ public struct TextTrackStyle: Sendable, Hashable, Codable {
         foregroundColor: .white, backgroundColor: .clear, edgeType: TextTrackStyle.EdgeType.none, fontScale: 1,
         fontGenericFamily: .sansSerif, fontStyle: .normal, windowType: WindowType.none)
 
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case foregroundColor, backgroundColor, edgeType, edgeColor, fontScale, fontFamily, fontGenericFamily, fontStyle,
+            windowColor, windowRoundedCornerRadius, windowType, customData
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
+
     /// Reads a style; an invalid colour or a member of the wrong type reads as absent.
     /// - Throws: `JSONError` (`typeMismatch`) only when the value is not an object.
     public init(json: JSONValue) throws(JSONError) {
-        let reader = try JSONObjectReader(json, decoding: "TextTrackStyle")
-        foregroundColor = reader.color("foregroundColor")
-        backgroundColor = reader.color("backgroundColor")
-        edgeType = reader.enumeration("edgeType")
-        edgeColor = reader.color("edgeColor")
-        fontScale = reader.double("fontScale")
-        fontFamily = reader.string("fontFamily")
-        fontGenericFamily = reader.enumeration("fontGenericFamily")
-        fontStyle = reader.enumeration("fontStyle")
-        windowColor = reader.color("windowColor")
-        windowRoundedCornerRadius = reader.double("windowRoundedCornerRadius")
-        windowType = reader.enumeration("windowType")
-        customData = reader["customData"].map(CastCustomData.init)
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "TextTrackStyle")
+        foregroundColor = reader.color(.foregroundColor)
+        backgroundColor = reader.color(.backgroundColor)
+        edgeType = reader.enumeration(.edgeType)
+        edgeColor = reader.color(.edgeColor)
+        fontScale = reader.double(.fontScale)
+        fontFamily = reader.string(.fontFamily)
+        fontGenericFamily = reader.enumeration(.fontGenericFamily)
+        fontStyle = reader.enumeration(.fontStyle)
+        windowColor = reader.color(.windowColor)
+        windowRoundedCornerRadius = reader.double(.windowRoundedCornerRadius)
+        windowType = reader.enumeration(.windowType)
+        customData = reader[.customData].map(CastCustomData.init)
     }
 
     /// Decodes a style (see ``init(json:)``).
@@ -233,7 +249,7 @@ public struct TextTrackStyle: Sendable, Hashable, Codable {
 
 extension JSONObjectReader {
     /// The colour member `key`; `nil` when missing, not a string or not a colour.
-    fileprivate func color(_ key: String) -> CastColor? {
+    fileprivate func color(_ key: Key) -> CastColor? {
         string(key).flatMap(CastColor.init(cssString:))
     }
 }
