@@ -27,7 +27,7 @@ enum Decode {
         var check = frame
         var checkDecoder = CastFrameDecoder()
         guard let decoded = try checkDecoder.decodeFrame(from: &check),
-              let status = try decoded.json?.decode(as: MediaStatusMessage.self).first,
+              let decodedJSON = decoded.json, let status = try MediaStatusMessage(json: decodedJSON).first,
               status.media?.tracks?.count == 3, status.items?.count == 3
         else { throw BenchError("the fixture does not decode to a MEDIA_STATUS with 3 tracks and 3 items") }
 
@@ -38,7 +38,7 @@ enum Decode {
                 guard let message = try decoder.decodeFrame(from: &buffer), let json = message.json else {
                     throw BenchError("frame did not decode")
                 }
-                blackHole(try json.decode(as: MediaStatusMessage.self).first)
+                blackHole(try MediaStatusMessage(json: json).first)
             }),
             ("frame", {
                 var buffer = frame
@@ -46,7 +46,7 @@ enum Decode {
                 blackHole(try decoder.decodeFrame(from: &buffer))
             }),
             ("json_parse", { blackHole(try JSONValue(parsing: text)) }),
-            ("media_status_from_json", { blackHole(try json.decode(as: MediaStatusMessage.self).first) }),
+            ("media_status_from_json", { blackHole(try MediaStatusMessage(json: json).first) }),
             ("frame_encode", {
                 var buffer = ByteBuffer()
                 try CastFrameEncoder().encodeFrame(message, into: &buffer)
