@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "CastTestSupport", targets: ["CastTestSupport"]),
         .library(name: "Castor", targets: ["Castor"]),
         .library(name: "CastMultizone", targets: ["CastMultizone"]),
+        .library(name: "CastorIntents", targets: ["CastorIntents"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -97,6 +98,11 @@ let package = Package(
             dependencies: ["CastChannels", "CastMedia", "CastQueue", "CastMetadata", "CastDiscovery", "CastTransport",
                            "CastJSON", "CastMultizone", .product(name: "Logging", package: "swift-log")],
             path: "Modules/Castor", swiftSettings: strictSettings),
+
+        // Plays resolved media-intent requests on a CastPlayer (a target of its own so Castor does not pull GRDB in).
+        .target(
+            name: "CastorIntents", dependencies: ["Castor", "CastIntents", "CastQueue"],
+            path: "Modules/CastorIntents", swiftSettings: strictSettings),
 
         // MARK: Channel plugins (depend only on CastChannels and CastJSON)
         .target(
@@ -183,6 +189,11 @@ let package = Package(
             dependencies: ["Castor", "CastMultizone", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
                            "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport"],
             path: "Tests/CastorTests"),
+        .testTarget(
+            name: "CastorIntentsTests",
+            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastReceiver", "CastDiscovery", "CastQueue", "CastMedia",
+                           "CastMetadata", "CastJSON", "CastTestSupport"],
+            path: "Tests/CastorIntentsTests"),
         .testTarget(
             name: "CastMultizoneTests",
             dependencies: ["CastMultizone", "CastChannels", "CastJSON", "CastTransport", "CastReceiver", "CastTestSupport"],
