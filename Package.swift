@@ -133,6 +133,18 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/cast-receiver", exclude: ["pychromecast_smoke.py"], swiftSettings: strictSettings),
 
+        // The Audio Cast sample: AudioCastKit holds the library and commands (shared by the program and its tests).
+        .target(
+            name: "AudioCastKit",
+            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastMetadata", "CastReceiver", "CastDiscovery", "CastJSON",
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Examples/AudioCast/AudioCastKit", swiftSettings: strictSettings),
+        .executableTarget(
+            name: "audiocast",
+            dependencies: ["AudioCastKit", "CastIntents", "CastJSON",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/AudioCast/audiocast", swiftSettings: strictSettings),
+
         // MARK: Benchmarks (`make bench`, release mode; not part of `make test`)
         .executableTarget(
             name: "castor-bench",
@@ -194,6 +206,11 @@ let package = Package(
             dependencies: ["CastorIntents", "Castor", "CastIntents", "CastReceiver", "CastDiscovery", "CastQueue", "CastMedia",
                            "CastMetadata", "CastJSON", "CastTestSupport"],
             path: "Tests/CastorIntentsTests"),
+        .testTarget(
+            // Also runs the built `audiocast` program (found next to the test bundle, like InteropTests).
+            name: "AudioCastKitTests",
+            dependencies: ["AudioCastKit", "CastorIntents", "Castor", "CastIntents", "CastJSON", "CastTestSupport"],
+            path: "Tests/AudioCastKitTests"),
         .testTarget(
             name: "CastMultizoneTests",
             dependencies: ["CastMultizone", "CastChannels", "CastJSON", "CastTransport", "CastReceiver", "CastTestSupport"],
