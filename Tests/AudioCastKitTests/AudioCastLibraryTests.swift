@@ -29,7 +29,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-@Suite("AudioCast library")
+@Suite("AudioCast library", .serialized)
 struct AudioCastLibraryTests {
     @Test func subscribingSuggestsEveryEpisodeSortedByTitle() async throws {
         let library = try AudioCastLibrary(directory: try Samples.scratchDirectory())

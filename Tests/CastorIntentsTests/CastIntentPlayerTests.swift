@@ -6,7 +6,7 @@ import CastorIntents
 import Foundation
 import Testing
 
-@Suite("Playing intents on a Cast device")
+@Suite("Playing intents on a Cast device", .serialized)
 struct CastIntentPlayerTests {
     @Test func aShowPlaysInOrderWithRepeatAndSpeedOnTheReceiver() async throws {
         let device = try await Device.start()
@@ -155,7 +155,7 @@ struct CastIntentPlayerTests {
     }
 }
 
-@Suite("Playing intents: failures")
+@Suite("Playing intents: failures", .serialized)
 struct CastIntentPlayerFailureTests {
     @Test func anUnknownItemIsTheHandlersFailureAndPlaysNothing() async throws {
         let device = try await Device.start()

@@ -25,7 +25,9 @@ struct Device {
         let port = try #require(await receiver.port)
         let device = CastDevice(id: CastDeviceID(id), friendlyName: "Intents TV",
                                 endpoints: [KnownHost(host: "127.0.0.1", port: port).endpoint])
-        let cast = Cast(configuration: CastConfiguration(reconnectPolicy: reconnect))
+        // A generous handshake bound: the whole test suite runs in parallel on few cores.
+        let cast = Cast(configuration: CastConfiguration(reconnectPolicy: reconnect),
+                        connector: TLSDeviceConnector(connectTimeout: .seconds(60)))
         try await cast.startSession(with: device)
         return Device(receiver: receiver, cast: cast, clock: clock)
     }

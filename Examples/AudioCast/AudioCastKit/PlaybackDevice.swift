@@ -46,7 +46,8 @@ public final class PlaybackDevice: Sendable {
         let device = CastDevice(id: CastDeviceID(id), friendlyName: name,
                                 endpoints: [KnownHost(host: "127.0.0.1", port: port).endpoint])
         do {
-            return try await connect(device, embeddedReceiver: receiver, keepPlaying: false)
+            // In-process on loopback: only a busy machine makes the handshake slow, so wait long.
+            return try await connect(device, embeddedReceiver: receiver, keepPlaying: false, connectTimeout: .seconds(60))
         } catch {
             await receiver.stop()
             throw error
@@ -72,8 +73,11 @@ public final class PlaybackDevice: Sendable {
         return try await connect(device, embeddedReceiver: nil, keepPlaying: true)
     }
 
-    private static func connect(_ device: CastDevice, embeddedReceiver: CastReceiver?, keepPlaying: Bool) async throws(AudioCastError) -> PlaybackDevice {
-        let cast = Cast(configuration: CastConfiguration(reconnectPolicy: .never, stopsReceiverAppOnEnd: !keepPlaying), logger: quietLogger)
+    private static func connect(
+        _ device: CastDevice, embeddedReceiver: CastReceiver?, keepPlaying: Bool, connectTimeout: Duration = .seconds(10)
+    ) async throws(AudioCastError) -> PlaybackDevice {
+        let cast = Cast(configuration: CastConfiguration(reconnectPolicy: .never, stopsReceiverAppOnEnd: !keepPlaying),
+                        connector: TLSDeviceConnector(connectTimeout: connectTimeout), logger: quietLogger)
         do {
             try await cast.startSession(with: device)
         } catch {
