@@ -121,9 +121,9 @@ public final class CastMediaChannel: CastChannelPlugin {
 
     /// The MEDIA_STATUS in `message`, decoded at most once per message text.
     private func decodeStatus(_ message: CastChannelMessage) -> MediaStatusMessage? {
-        guard let text = message.text else { return message.json.flatMap { try? $0.decode(as: MediaStatusMessage.self) } }
+        guard let text = message.text else { return message.json.flatMap { try? MediaStatusMessage(json: $0) } }
         if let cached = state.withLock({ $0.lastDecoded }), cached.text == text { return cached.message }
-        let decoded = message.json.flatMap { try? $0.decode(as: MediaStatusMessage.self) }
+        let decoded = message.json.flatMap { try? MediaStatusMessage(json: $0) }
         state.withLock { $0.lastDecoded = (text, decoded) }
         return decoded
     }

@@ -195,7 +195,7 @@ extension CastMediaChannel {
         guard reply.type == "QUEUE_ITEMS", let items = reply.json?["items"]?.arrayValue else {
             throw CastMediaError(code: .unexpectedReply, message: "Expected QUEUE_ITEMS, got \(reply.type ?? "no type")")
         }
-        return items.compactMap { try? $0.decode(as: QueueItem.self) }
+        return items.compactMap { try? QueueItem(json: $0) }
     }
 
     // MARK: - Helpers
