@@ -15,7 +15,8 @@ struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
-    private var members: [(String, JSONValue)] = []
+    private var memberKeys: [String] = []
+    private var memberValues: [JSONValue] = []
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -61,8 +62,11 @@ struct JSONParser {
         index += 1  // {
         // Members collect on a stack shared by every nesting level, so each object's dictionary is
         // allocated once at its final size instead of growing and rehashing.
-        let first = members.count
-        defer { members.removeSubrange(first...) }
+        let first = memberKeys.count
+        defer {
+            memberKeys.removeSubrange(first...)
+            memberValues.removeSubrange(first...)
+        }
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             index += 1
@@ -71,7 +75,7 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
-            if peek() == UInt8(ascii: "}"), members.count > first {  // a trailing comma, as JSONDecoder allows
+            if peek() == UInt8(ascii: "}"), memberKeys.count > first {  // a trailing comma, as JSONDecoder allows
                 index += 1
                 depth -= 1
                 return .object(makeObject(from: first))
@@ -83,7 +87,8 @@ struct JSONParser {
             index += 1
             skipWhitespace()
             let value = try parseValue()
-            members.append((key, value))
+            memberKeys.append(key)
+            memberValues.append(value)
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","): index += 1
@@ -98,8 +103,8 @@ struct JSONParser {
 
     /// The members from `first` on as a dictionary; a repeated key keeps its last value.
     private func makeObject(from first: Int) -> [String: JSONValue] {
-        var object = [String: JSONValue](minimumCapacity: members.count - first)
-        for index in first..<members.count { object[members[index].0] = members[index].1 }
+        var object = [String: JSONValue](minimumCapacity: memberKeys.count - first)
+        for index in first..<memberKeys.count { object[memberKeys[index]] = memberValues[index] }
         return object
     }
 
@@ -146,6 +151,11 @@ struct JSONParser {
         // Fast path: no escapes.
         var high: UInt8 = 0
         while index < bytes.count {
+            // Eight plain bytes at a time: no quote, backslash, control character or non-ASCII byte.
+            if index + 8 <= bytes.count, Self.isPlainWord(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
+                index += 8
+                continue
+            }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let range = start..<index
@@ -324,6 +334,18 @@ struct JSONParser {
             default: return
             }
         }
+    }
+
+    /// Whether none of the eight bytes of `word` is `"`, `\\`, below 0x20 or above 0x7F (SWAR tests).
+    private static func isPlainWord(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote & highs
+        let hasBackslash = (backslash &- ones) & ~backslash & highs
+        let hasControl = (word &- ones &* 0x20) & ~word & highs
+        return (hasQuote | hasBackslash | hasControl | (word & highs)) == 0
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool {
