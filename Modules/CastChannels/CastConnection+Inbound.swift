@@ -55,7 +55,7 @@ extension CastConnection {
         default:
             break
         }
-        let channelMessage = CastChannelMessage(message)
+        let channelMessage = parsedEarly(message) ?? CastChannelMessage(message)
         if channelMessage.namespace == CastNamespace.receiver.rawValue, channelMessage.type == "RECEIVER_STATUS",
             let payload = channelMessage.json
         {
@@ -73,6 +73,40 @@ extension CastConnection {
         }
         deliverToPlugins(channelMessage)
         messageBroadcaster.yield(channelMessage)
+    }
+
+    /// Completes the request a reply answers as soon as the transport has decoded it, on its I/O
+    /// thread, instead of after the read-loop task has been scheduled: one thread hand-off less for
+    /// every command's reply. The message still reaches plugins and listeners through the read loop,
+    /// in order. Platform-channel replies (RECEIVER_STATUS) are left to the read loop, which must
+    /// record the status before the request returns.
+    func completeRequestEarly(with message: CastMessage) {
+        guard message.destinationId == configuration.senderId || message.destinationId == CastEndpoint.broadcast,
+            case .string = message.payload
+        else { return }
+        switch message.namespace {
+        case CastNamespace.heartbeat.rawValue, CastNamespace.connection.rawValue, CastNamespace.deviceAuth.rawValue,
+            CastNamespace.receiver.rawValue:
+            return
+        default:
+            break
+        }
+        guard state.withLock({ $0.tracker.count }) > 0 else { return }
+        let parsed = CastChannelMessage(message)
+        let entry = state.withLock { state in
+            state.earlyParsed = (message, parsed)
+            return state.tracker.match(parsed)?.entry
+        }
+        entry?.waiter.fulfil(.success(parsed))
+    }
+
+    /// The parse ``completeRequestEarly(with:)`` already made of `message`, if any.
+    private func parsedEarly(_ message: CastMessage) -> CastChannelMessage? {
+        state.withLock { state in
+            guard let early = state.earlyParsed, early.message == message else { return nil }
+            state.earlyParsed = nil
+            return early.parsed
+        }
     }
 
     /// The receiver sent CLOSE for the virtual connection from `endpoint` to us.

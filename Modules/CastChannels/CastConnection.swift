@@ -54,6 +54,8 @@ public final class CastConnection: Sendable {
         var deadlineTask: Task<Void, Never>?
         var deadlineWake: Duration?
         var deadlineGeneration = 0
+        /// The last message parsed early on the transport's I/O thread, for the read loop to reuse.
+        var earlyParsed: (message: CastMessage, parsed: CastChannelMessage)?
     }
 
     /// The transport underneath.
@@ -119,6 +121,9 @@ public final class CastConnection: Sendable {
             return true
         }
         guard started else { throw CastChannelError(code: .closed, message: "The connection was already started") }
+        if let observing = transport as? any CastInboundObservingTransport {
+            observing.observeInbound { [weak self] message in self?.completeRequestEarly(with: message) }
+        }
         let reader = Task { [self] in await runReadLoop() }
         let heartbeat = Task { [self] in await runHeartbeat() }
         state.withLock { $0.tasks += [reader, heartbeat] }

@@ -4,11 +4,12 @@ import Synchronization
 ///
 /// For unit tests of channel logic without sockets. Messages still pass the frame-size check,
 /// so an oversize message fails here as it would on a socket.
-public final class InMemoryCastTransport: CastTransport {
+public final class InMemoryCastTransport: CastInboundObservingTransport {
     private struct State {
         var peer: InMemoryCastTransport?
         var closed = false
         var closeReason: CastTransportError?
+        var observer: (@Sendable (CastMessage) -> Void)?
     }
 
     /// Messages from the other end.
@@ -46,7 +47,13 @@ public final class InMemoryCastTransport: CastTransport {
                 code: .messageTooLarge,
                 message: "Message of \(size) bytes exceeds the \(CastFrame.maxBodySize)-byte frame limit")
         }
+        peer.state.withLock { $0.observer }?(message)
         peer.continuation.yield(message)
+    }
+
+    /// Shows each message from the other end to `observer` (on the sending task) before it is queued on ``inbound``.
+    public func observeInbound(_ observer: @escaping @Sendable (CastMessage) -> Void) {
+        state.withLock { $0.observer = observer }
     }
 
     /// Closes both ends: this end's inbound finishes, the other end sees `.peerClosed`.

@@ -34,3 +34,14 @@ public protocol CastQueueingTransport: CastTransport {
     /// - Throws: ``CastTransportError`` `.messageTooLarge` (nothing queued) or `.closed`.
     func enqueue(_ message: CastMessage) throws(CastTransportError)
 }
+
+/// A transport that can show each inbound message to an observer as soon as it is decoded, on the
+/// I/O thread, before queueing it on ``CastTransport/inbound``.
+///
+/// A `CastConnection` uses this to complete a request the moment its reply arrives, without waiting
+/// for its read-loop task to be scheduled; the message still goes through ``CastTransport/inbound``
+/// afterwards, in order. The observer must be quick and must not block.
+public protocol CastInboundObservingTransport: CastTransport {
+    /// Installs the observer (replacing any earlier one).
+    func observeInbound(_ observer: @escaping @Sendable (CastMessage) -> Void)
+}

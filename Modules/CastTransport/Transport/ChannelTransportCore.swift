@@ -11,12 +11,21 @@ final class ChannelTransportCore: Sendable {
         var finished = false
     }
     private let state = Mutex(State())
+    private let observer = Mutex<(@Sendable (CastMessage) -> Void)?>(nil)
 
     init() {
         (inbound, continuation) = AsyncThrowingStream.makeStream()
     }
 
-    func yield(_ message: CastMessage) { continuation.yield(message) }
+    /// Shows the message to the observer (on the event loop), then queues it on ``inbound``.
+    func yield(_ message: CastMessage) {
+        observer.withLock { $0 }?(message)
+        continuation.yield(message)
+    }
+
+    func observe(_ body: @escaping @Sendable (CastMessage) -> Void) {
+        observer.withLock { $0 = body }
+    }
 
     /// Records the first error; later ones are ignored.
     func record(_ error: CastTransportError) {

@@ -12,7 +12,7 @@ import Synchronization
 /// program holding a thousand devices uses a handful of threads. TLS is GnuTLS; the device's
 /// self-signed certificate is not checked as a PKI certificate (no Cast device has one) — its
 /// DER is kept in ``peerCertificateDER`` for device authentication.
-public final class TLSCastTransport: CastQueueingTransport {
+public final class TLSCastTransport: CastQueueingTransport, CastInboundObservingTransport {
     /// How to connect.
     public struct Configuration: Sendable {
         /// The deadline for TCP connect plus the TLS handshake.
@@ -119,6 +119,11 @@ public final class TLSCastTransport: CastQueueingTransport {
 
     /// Messages from the device, in order.
     public var inbound: AsyncThrowingStream<CastMessage, any Error> { core.inbound }
+
+    /// Shows each inbound message to `observer` on the event loop, before it is queued on ``inbound``.
+    public func observeInbound(_ observer: @escaping @Sendable (CastMessage) -> Void) {
+        core.observe(observer)
+    }
 
     /// Frames one message and queues it for writing, in order (see ``enqueue(_:)``).
     /// - Throws: ``CastTransportError`` `.messageTooLarge` (nothing written), `.closed` when the
