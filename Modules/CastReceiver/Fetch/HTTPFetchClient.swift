@@ -15,6 +15,8 @@ struct HTTPFetchFailure: Error, Sendable {
     var reason: Reason
     var message: String
     var cause: (any Error & Sendable)?
+    /// What had arrived when the exchange was cut off (the head and the body so far), if anything.
+    var partial: HTTPFetchResponse?
 }
 
 /// A minimal HTTP/1.1 GET over SwiftNIO, on NIO's shared event loop group, with every resource bounded:
@@ -138,8 +140,9 @@ private final class ResponseCollector: ChannelInboundHandler, RemovableChannelHa
             let room = bodyLimit - body.count
             if buffer.readableBytes > room {
                 guard overflow == .truncate else {
+                    body += buffer.readBytes(length: room) ?? []
                     finish(context, .failure(HTTPFetchFailure(
-                        reason: .tooLarge, message: "the body exceeds \(bodyLimit) bytes", cause: nil)))
+                        reason: .tooLarge, message: "the body exceeds \(bodyLimit) bytes", cause: nil, partial: snapshot)))
                     return
                 }
                 body += buffer.readBytes(length: room) ?? []
@@ -170,6 +173,10 @@ private final class ResponseCollector: ChannelInboundHandler, RemovableChannelHa
 
     func handlerRemoved(context: ChannelHandlerContext) {
         finish(context, .failure(HTTPFetchFailure(reason: .closedEarly, message: "the connection was torn down", cause: nil)))
+    }
+
+    private var snapshot: HTTPFetchResponse? {
+        head.map { HTTPFetchResponse(status: Int($0.status.code), headers: $0.headers, body: body) }
     }
 
     private func succeed(_ context: ChannelHandlerContext) {

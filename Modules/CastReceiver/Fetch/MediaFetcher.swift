@@ -68,18 +68,15 @@ struct MediaFetcher: Sendable {
             case .tooLarge: .responseTooLarge
             }
             record.error = CastReceiverFetchError(code: code, message: failure.message, cause: failure.cause)
+            if let partial = failure.partial { record.fill(from: partial, origin: settings.origin) }
             return record
         } catch {
             record.error = CastReceiverFetchError(
                 code: .timedOut, message: "no complete response within \(settings.timeout)")
             return record
         }
-        record.statusCode = response.status
-        record.contentType = response.headers.first(name: "Content-Type")
-        record.contentRange = response.headers.first(name: "Content-Range")
-        record.body = response.body
+        record.fill(from: response, origin: settings.origin)
         let check = MediaFetchCheck(origin: settings.origin, prefixLength: settings.mediaPrefixLength)
-        record.corsAllowed = check.corsAllows(response.headers[canonicalForm: "Access-Control-Allow-Origin"].map(String.init))
         record.error = check.problem(with: record, requiresCORS: target.requiresCORS)
         return record
     }
@@ -177,5 +174,17 @@ struct MediaFetchCheck: Sendable {
             }
         }
         return nil
+    }
+}
+
+extension CastReceiverFetch {
+    /// Copies what a response said into the record (status, types, CORS, body).
+    mutating func fill(from response: HTTPFetchResponse, origin: String) {
+        statusCode = response.status
+        contentType = response.headers.first(name: "Content-Type")
+        contentRange = response.headers.first(name: "Content-Range")
+        body = response.body
+        corsAllowed = MediaFetchCheck(origin: origin, prefixLength: 1)
+            .corsAllows(response.headers[canonicalForm: "Access-Control-Allow-Origin"].map(String.init))
     }
 }
