@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "CastTestSupport", targets: ["CastTestSupport"]),
         .library(name: "Castor", targets: ["Castor"]),
         .library(name: "CastMultizone", targets: ["CastMultizone"]),
+        .library(name: "CastorIntents", targets: ["CastorIntents"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -99,6 +100,11 @@ let package = Package(
                            "CastJSON", "CastMultizone", .product(name: "Logging", package: "swift-log")],
             path: "Modules/Castor", swiftSettings: strictSettings),
 
+        // Plays resolved media-intent requests on a CastPlayer (a target of its own so Castor does not pull GRDB in).
+        .target(
+            name: "CastorIntents", dependencies: ["Castor", "CastIntents", "CastQueue"],
+            path: "Modules/CastorIntents", swiftSettings: strictSettings),
+
         // MARK: Channel plugins (depend only on CastChannels and CastJSON)
         .target(
             name: "CastMultizone", dependencies: ["CastChannels", "CastJSON"],
@@ -127,6 +133,18 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/cast-receiver", exclude: ["pychromecast_smoke.py"], swiftSettings: strictSettings),
+
+        // The Audio Cast sample: AudioCastKit holds the library and commands (shared by the program and its tests).
+        .target(
+            name: "AudioCastKit",
+            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastMetadata", "CastReceiver", "CastDiscovery", "CastJSON",
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Examples/AudioCast/AudioCastKit", swiftSettings: strictSettings),
+        .executableTarget(
+            name: "audiocast",
+            dependencies: ["AudioCastKit", "CastIntents", "CastJSON",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/AudioCast/audiocast", swiftSettings: strictSettings),
 
         // MARK: Benchmarks (`make bench`, release mode; not part of `make test`)
         .executableTarget(
@@ -184,6 +202,16 @@ let package = Package(
             dependencies: ["Castor", "CastMultizone", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
                            "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport"],
             path: "Tests/CastorTests"),
+        .testTarget(
+            name: "CastorIntentsTests",
+            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastReceiver", "CastDiscovery", "CastQueue", "CastMedia",
+                           "CastMetadata", "CastJSON", "CastTestSupport"],
+            path: "Tests/CastorIntentsTests"),
+        .testTarget(
+            // Also runs the built `audiocast` program (found next to the test bundle, like InteropTests).
+            name: "AudioCastKitTests",
+            dependencies: ["AudioCastKit", "CastorIntents", "Castor", "CastIntents", "CastJSON", "CastTestSupport"],
+            path: "Tests/AudioCastKitTests"),
         .testTarget(
             name: "CastMultizoneTests",
             dependencies: ["CastMultizone", "CastChannels", "CastJSON", "CastTransport", "CastReceiver", "CastTestSupport"],

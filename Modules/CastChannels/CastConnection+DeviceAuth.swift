@@ -18,9 +18,9 @@ extension CastConnection {
         message.sourceId = configuration.senderId
         try await send(message)
         let timer = self.timer
-        let timeout = configuration.deviceAuthTimeout
+        let due = timer.elapsed() + configuration.deviceAuthTimeout
         let deadline = Task {
-            do { try await timer.sleep(timeout) } catch { return }
+            do { try await timer.sleepUntil(due) } catch { return }
             reply.fulfil(.failure(CastChannelError(code: .timeout, message: "No answer to the device-authentication challenge")))
         }
         let answer: CastMessage?

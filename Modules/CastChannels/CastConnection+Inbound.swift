@@ -104,8 +104,9 @@ extension CastConnection {
             sourceId: configuration.senderId, destinationId: CastEndpoint.platform,
             namespace: CastNamespace.heartbeat.rawValue, payload: .string(#"{"type":"PING"}"#))
         while !Task.isCancelled {
-            let delay = state.withLock { $0.heartbeat.delayUntilNextTick(at: timer.elapsed()) }
-            do { try await timer.sleep(delay) } catch { return }
+            let now = timer.elapsed()
+            let delay = state.withLock { $0.heartbeat.delayUntilNextTick(at: now) }
+            do { try await timer.sleepUntil(now + delay) } catch { return }
             let action = state.withLock { $0.heartbeat.tick(at: timer.elapsed()) }
             switch action {
             case .sendPing:

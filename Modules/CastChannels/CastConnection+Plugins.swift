@@ -86,12 +86,13 @@ extension CastConnection {
             return nil
         }
         if let ready { return ready }
-        let deadline = timeout ?? configuration.requestTimeout
+        let limit = timeout ?? configuration.requestTimeout
         let timer = self.timer
+        let deadline = timer.elapsed() + limit
         let namespace = plugin.namespace
         let deadlineTask = Task {
-            do { try await timer.sleep(deadline) } catch { return }
-            promise.fulfil(.failure(CastChannelError(code: .timeout, message: "\(namespace) did not connect within \(deadline)")))
+            do { try await timer.sleepUntil(deadline) } catch { return }
+            promise.fulfil(.failure(CastChannelError(code: .timeout, message: "\(namespace) did not connect within \(limit)")))
         }
         defer { deadlineTask.cancel() }
         return try await promise.value()

@@ -25,25 +25,22 @@ extension CastConnection {
         payload["requestId"] = .number(Double(id))
         let message = CastMessage(
             sourceId: senderId ?? configuration.senderId, destinationId: destinationId, namespace: namespace, json: payload)
+        let limit = timeout ?? configuration.requestTimeout
+        let deadline = timer.elapsed() + limit
+        let type = json["type"]?.stringValue ?? "request"
         state.withLock {
             $0.tracker.register(
-                id, entry: .init(namespace: namespace, destinationId: destinationId, accept: accept, waiter: promise))
+                id,
+                entry: .init(namespace: namespace, destinationId: destinationId, accept: accept, waiter: promise,
+                             deadline: deadline, timeout: limit, label: type))
         }
+        armDeadline(deadline)
         do {
             try await send(message)
         } catch {
             _ = state.withLock { $0.tracker.remove(id) }
             throw error
         }
-        let deadline = timeout ?? configuration.requestTimeout
-        let timer = self.timer
-        let type = json["type"]?.stringValue ?? "request"
-        let deadlineTask = Task { [weak self] in
-            do { try await timer.sleep(deadline) } catch { return }
-            self?.failRequest(
-                id, with: CastChannelError(code: .timeout, message: "No reply to \(type) (requestId \(id)) within \(deadline)"))
-        }
-        defer { deadlineTask.cancel() }
         do {
             return try await withTaskCancellationHandler {
                 try await promise.value()
@@ -54,6 +51,49 @@ extension CastConnection {
             throw error
         } catch {
             throw CastChannelError(code: .cancelled, message: "\(error)")
+        }
+    }
+
+    // MARK: - Deadlines
+
+    /// Makes sure the deadline task wakes by `deadline`.
+    ///
+    /// One task per connection sleeps until the earliest deadline in flight, rather than one task per
+    /// request: with the usual single timeout, a new request's deadline is later than the one already
+    /// scheduled and costs nothing here.
+    func armDeadline(_ deadline: Duration) {
+        state.withLock { state in
+            if let wake = state.deadlineWake, wake <= deadline, state.deadlineTask != nil { return }
+            guard case .running = state.phase else { return }
+            state.deadlineTask?.cancel()
+            state.deadlineGeneration += 1
+            state.deadlineWake = deadline
+            let generation = state.deadlineGeneration
+            state.deadlineTask = Task { [weak self] in await self?.runDeadlines(generation: generation, firstWake: deadline) }
+        }
+    }
+
+    /// Sleeps until each earliest deadline in turn and fails the requests whose deadline passed;
+    /// ends when none is left in flight or a newer task took over.
+    private func runDeadlines(generation: Int, firstWake: Duration) async {
+        var wake = firstWake
+        while true {
+            do { try await timer.sleepUntil(wake) } catch { return }
+            let now = timer.elapsed()
+            let (expired, next) = state.withLock { state -> ([(id: Int, entry: RequestTracker<ReplyPromise<CastChannelMessage>>.Entry)], Duration?) in
+                guard state.deadlineGeneration == generation else { return ([], nil) }
+                let expired = state.tracker.removeExpired(at: now)
+                let next = state.tracker.earliestDeadline
+                state.deadlineWake = next
+                if next == nil { state.deadlineTask = nil }
+                return (expired, next)
+            }
+            for (id, entry) in expired {
+                let message = "No reply to \(entry.label) (requestId \(id)) within \(entry.timeout ?? .zero)"
+                entry.waiter.fulfil(.failure(CastChannelError(code: .timeout, message: message)))
+            }
+            guard let next else { return }
+            wake = next
         }
     }
 

@@ -50,6 +50,10 @@ public final class CastConnection: Sendable {
         var tasks: [Task<Void, Never>] = []
         var deviceAuthStatus = CastDeviceAuthStatus.notChecked
         var deviceAuthReply: ReplyPromise<CastMessage>?
+        /// The one task that fails requests whose deadline passed, and when it next wakes.
+        var deadlineTask: Task<Void, Never>?
+        var deadlineWake: Duration?
+        var deadlineGeneration = 0
     }
 
     /// The transport underneath.
@@ -98,7 +102,7 @@ public final class CastConnection: Sendable {
     }
 
     deinit {
-        for task in state.withLock({ $0.tasks }) { task.cancel() }
+        for task in state.withLock({ $0.tasks + [$0.deadlineTask].compactMap { $0 } }) { task.cancel() }
     }
 
     // MARK: - Lifecycle
@@ -181,6 +185,9 @@ public final class CastConnection: Sendable {
             let slots = Array(state.plugins.values)
             state.plugins.removeAll()
             state.virtualConnections.removeAll()
+            state.deadlineTask?.cancel()
+            state.deadlineTask = nil
+            state.deadlineWake = nil
             defer { state.tasks.removeAll() }
             return (state.tracker.removeAll(), slots, state.tasks)
         }

@@ -144,6 +144,7 @@ public struct PlayMediaFailure: Error, Sendable, Hashable, CustomStringConvertib
         private enum Base: String, Sendable, Hashable {
             case itemNotFound, containerNotFound, emptyContainer, noContainer, nothingToPlay
             case unsupportedMediaType, libraryUnavailable, storeUnavailable
+            case assetUnavailable, deviceUnavailable, playbackFailed
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -163,6 +164,12 @@ public struct PlayMediaFailure: Error, Sendable, Hashable, CustomStringConvertib
         public static let libraryUnavailable = Code(.libraryUnavailable)
         /// The intent store threw.
         public static let storeUnavailable = Code(.storeUnavailable)
+        /// The app has nothing a player can play for the resolved items (no asset, or its lookup threw).
+        public static let assetUnavailable = Code(.assetUnavailable)
+        /// There is no device to play on (no session, or it ended).
+        public static let deviceUnavailable = Code(.deviceUnavailable)
+        /// The device refused the content or the connection failed while loading it.
+        public static let playbackFailed = Code(.playbackFailed)
         /// The code's name.
         public var description: String { base.rawValue }
     }

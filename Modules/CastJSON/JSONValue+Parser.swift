@@ -15,6 +15,8 @@ struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
+    private var memberKeys: [String] = []
+    private var memberValues: [JSONValue] = []
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -58,19 +60,25 @@ struct JSONParser {
     private mutating func parseObject() throws(JSONError) -> JSONValue {
         try enter()
         index += 1  // {
-        var object: [String: JSONValue] = [:]
+        // Members collect on a stack shared by every nesting level, so each object's dictionary is
+        // allocated once at its final size instead of growing and rehashing.
+        let first = memberKeys.count
+        defer {
+            memberKeys.removeSubrange(first...)
+            memberValues.removeSubrange(first...)
+        }
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(object)
+            return .object([:])
         }
         while true {
             skipWhitespace()
-            if peek() == UInt8(ascii: "}"), !object.isEmpty {  // a trailing comma, as JSONDecoder allows
+            if peek() == UInt8(ascii: "}"), memberKeys.count > first {  // a trailing comma, as JSONDecoder allows
                 index += 1
                 depth -= 1
-                return .object(object)
+                return .object(makeObject(from: first))
             }
             guard peek() == UInt8(ascii: "\"") else { throw error("Expected a string key") }
             let key = try parseString()
@@ -78,17 +86,26 @@ struct JSONParser {
             guard peek() == UInt8(ascii: ":") else { throw error("Expected ':' after a key") }
             index += 1
             skipWhitespace()
-            object[key] = try parseValue()
+            let value = try parseValue()
+            memberKeys.append(key)
+            memberValues.append(value)
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "}"):
                 index += 1
                 depth -= 1
-                return .object(object)
+                return .object(makeObject(from: first))
             default: throw error("Expected ',' or '}' in an object")
             }
         }
+    }
+
+    /// The members from `first` on as a dictionary; a repeated key keeps its last value.
+    private func makeObject(from first: Int) -> [String: JSONValue] {
+        var object = [String: JSONValue](minimumCapacity: memberKeys.count - first)
+        for index in first..<memberKeys.count { object[memberKeys[index]] = memberValues[index] }
+        return object
     }
 
     private mutating func parseArray() throws(JSONError) -> JSONValue {
@@ -132,15 +149,23 @@ struct JSONParser {
         index += 1  // opening quote
         let start = index
         // Fast path: no escapes.
+        var high: UInt8 = 0
         while index < bytes.count {
+            // Eight plain bytes at a time: no quote, backslash, control character or non-ASCII byte.
+            if index + 8 <= bytes.count, Self.isPlainWord(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
+                index += 8
+                continue
+            }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let string = try makeString(start..<index)
+                let range = start..<index
+                let string = high < 0x80 ? String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) : try makeString(range)
                 index += 1
                 return string
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw error("Unescaped control character in a string") }
+            high |= byte
             index += 1
         }
         var scalars = Array(bytes[start..<index])
@@ -212,14 +237,15 @@ struct JSONParser {
     }
 
     private func makeString(_ range: Range<Int>) throws(JSONError) -> String {
-        guard let string = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+        guard let string = UTF8Text.string(validating: UnsafeBufferPointer(rebasing: bytes[range])) else {
             throw error("Invalid UTF-8 in a string")
         }
         return string
     }
 
     private func makeString(_ utf8: [UInt8]) throws(JSONError) -> String {
-        guard let string = String(validating: utf8, as: UTF8.self) else { throw error("Invalid UTF-8 in a string") }
+        let string = utf8.withUnsafeBufferPointer { UTF8Text.string(validating: $0) }
+        guard let string else { throw error("Invalid UTF-8 in a string") }
         return string
     }
 
@@ -227,29 +253,57 @@ struct JSONParser {
 
     private mutating func parseNumber() throws(JSONError) -> Double {
         let start = index
-        if peek() == UInt8(ascii: "-") { index += 1 }
+        let negative = peek() == UInt8(ascii: "-")
+        if negative { index += 1 }
         guard let first = peek(), Self.isDigit(first) else { throw error("Expected a digit") }
+        // Digits accumulate into `mantissa` while it is exact (at most 15 digits) for the fast path.
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var scale = 0
         if first == UInt8(ascii: "0") {
             index += 1
             if let next = peek(), Self.isDigit(next) { throw error("Leading zero in a number") }
         } else {
-            skipDigits()
+            while let byte = peek(), Self.isDigit(byte) {
+                mantissa = mantissa &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
+                digits += 1
+                index += 1
+            }
         }
         if peek() == UInt8(ascii: ".") {
             index += 1
             guard let digit = peek(), Self.isDigit(digit) else { throw error("Expected a digit after '.'") }
-            skipDigits()
+            while let byte = peek(), Self.isDigit(byte) {
+                mantissa = mantissa &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
+                if mantissa != 0 { digits += 1 }
+                scale -= 1
+                index += 1
+            }
         }
+        var hasExponent = false
         if let e = peek(), e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            hasExponent = true
             index += 1
             if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { index += 1 }
             guard let digit = peek(), Self.isDigit(digit) else { throw error("Expected a digit in an exponent") }
             skipDigits()
         }
+        // Exact: a mantissa below 10^15 < 2^53 and a power of ten up to 10^22 are both exact doubles,
+        // and one correctly rounded division or multiplication gives the correctly rounded result.
+        if !hasExponent, digits <= 15, -scale <= 22 {
+            let magnitude = scale == 0 ? Double(mantissa) : Double(mantissa) / Self.powersOfTen[-scale]
+            return negative ? -magnitude : magnitude
+        }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
             throw error("Number \(text) is not representable")
         }
+        return value
+    }
+
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
         return value
     }
 
@@ -280,6 +334,18 @@ struct JSONParser {
             default: return
             }
         }
+    }
+
+    /// Whether none of the eight bytes of `word` is `"`, `\\`, below 0x20 or above 0x7F (SWAR tests).
+    private static func isPlainWord(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote & highs
+        let hasBackslash = (backslash &- ones) & ~backslash & highs
+        let hasControl = (word &- ones &* 0x20) & ~word & highs
+        return (hasQuote | hasBackslash | hasControl | (word & highs)) == 0
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool {

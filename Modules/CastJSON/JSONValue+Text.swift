@@ -74,15 +74,18 @@ extension JSONValue {
 
     /// The compact JSON text of this value, with sorted keys so equal values give equal text.
     public func serialized() -> String {
-        String(decoding: serializedData(), as: UTF8.self)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        write(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The compact JSON bytes of this value, with sorted keys.
     public func serializedData() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a JSONValue cannot fail unless it holds a non-finite number; fall back to null then.
-        return (try? encoder.encode(self)) ?? Data("null".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        write(into: &bytes)
+        return Data(bytes)
     }
 
     static func summary(of error: any Error) -> String {

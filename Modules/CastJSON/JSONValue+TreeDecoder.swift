@@ -39,66 +39,66 @@ struct JSONTreeDecoder: Decoder {
 
     // MARK: Scalars shared by the containers
 
-    static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, path: [any CodingKey]) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, path: @autoclosure () -> [any CodingKey]) throws -> T {
         if T.self == JSONValue.self { return value as! T }
-        if T.self == String.self { return try string(value, path) as! T }
-        if T.self == Double.self { return try number(value, Double.self, path) as! T }
-        if T.self == Int.self { return try integer(value, Int.self, path) as! T }
-        if T.self == Bool.self { return try bool(value, path) as! T }
+        if T.self == String.self { return try string(value, path()) as! T }
+        if T.self == Double.self { return try number(value, Double.self, path()) as! T }
+        if T.self == Int.self { return try integer(value, Int.self, path()) as! T }
+        if T.self == Bool.self { return try bool(value, path()) as! T }
         if T.self == URL.self {
-            let text = try string(value, path)
+            let text = try string(value, path())
             guard let url = URL(string: text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "Invalid URL string."))
+                throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Invalid URL string."))
             }
             return url as! T
         }
         if T.self == Data.self {
-            guard let data = Data(base64Encoded: try string(value, path)) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "Encountered Data is not valid Base64."))
+            guard let data = Data(base64Encoded: try string(value, path())) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Encountered Data is not valid Base64."))
             }
             return data as! T
         }
         if T.self == Decimal.self {
-            guard case .number(let number) = value else { throw mismatch(Decimal.self, value, path) }
+            guard case .number(let number) = value else { throw mismatch(Decimal.self, value, path()) }
             return Decimal(number) as! T
         }
-        return try T(from: JSONTreeDecoder(value, codingPath: path))
+        return try T(from: JSONTreeDecoder(value, codingPath: path()))
     }
 
-    static func string(_ value: JSONValue, _ path: [any CodingKey]) throws -> String {
-        guard case .string(let string) = value else { throw mismatch(String.self, value, path) }
+    static func string(_ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> String {
+        guard case .string(let string) = value else { throw mismatch(String.self, value, path()) }
         return string
     }
 
-    static func bool(_ value: JSONValue, _ path: [any CodingKey]) throws -> Bool {
-        guard case .bool(let bool) = value else { throw mismatch(Bool.self, value, path) }
+    static func bool(_ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        guard case .bool(let bool) = value else { throw mismatch(Bool.self, value, path()) }
         return bool
     }
 
-    static func number<F: BinaryFloatingPoint>(_ value: JSONValue, _ type: F.Type, _ path: [any CodingKey]) throws -> F {
-        guard case .number(let number) = value else { throw mismatch(F.self, value, path) }
+    static func number<F: BinaryFloatingPoint>(_ value: JSONValue, _ type: F.Type, _ path: @autoclosure () -> [any CodingKey]) throws -> F {
+        guard case .number(let number) = value else { throw mismatch(F.self, value, path()) }
         let converted = F(number)
         guard converted.isFinite else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: path, debugDescription: "Number \(number) does not fit in \(F.self)."))
+                .init(codingPath: path(), debugDescription: "Number \(number) does not fit in \(F.self)."))
         }
         return converted
     }
 
-    static func integer<I: FixedWidthInteger>(_ value: JSONValue, _ type: I.Type, _ path: [any CodingKey]) throws -> I {
-        guard case .number(let number) = value else { throw mismatch(I.self, value, path) }
+    static func integer<I: FixedWidthInteger>(_ value: JSONValue, _ type: I.Type, _ path: @autoclosure () -> [any CodingKey]) throws -> I {
+        guard case .number(let number) = value else { throw mismatch(I.self, value, path()) }
         guard let integer = I(exactly: number) else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: path, debugDescription: "Number \(number) does not fit in \(I.self)."))
+                .init(codingPath: path(), debugDescription: "Number \(number) does not fit in \(I.self)."))
         }
         return integer
     }
 
-    static func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
+    static func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) -> DecodingError {
         if case .null = value {
-            return .valueNotFound(type, .init(codingPath: path, debugDescription: "Expected \(type) value but found null instead."))
+            return .valueNotFound(type, .init(codingPath: path(), debugDescription: "Expected \(type) value but found null instead."))
         }
-        return .typeMismatch(type, .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(value.kind) instead."))
+        return .typeMismatch(type, .init(codingPath: path(), debugDescription: "Expected to decode \(type) but found \(value.kind) instead."))
     }
 
     // MARK: Containers

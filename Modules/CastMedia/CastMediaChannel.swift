@@ -28,6 +28,9 @@ public final class CastMediaChannel: CastChannelPlugin {
         var status: MediaStatus?
         var hasSession = false
         var position: MediaPositionTracker<AnyClockBox>
+        /// The last MEDIA_STATUS text decoded and its result: a reply reaches both the request that
+        /// awaited it and the plugin callback, and is decoded once.
+        var lastDecoded: (text: String, message: MediaStatusMessage?)?
     }
 
     private let state: Mutex<State>
@@ -92,27 +95,37 @@ public final class CastMediaChannel: CastChannelPlugin {
 
     /// Applies statuses and publishes every message.
     public func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async {
-        if message.type == "MEDIA_STATUS", let json = message.json {
-            apply(statusMessage: json)
+        if message.type == "MEDIA_STATUS" {
+            apply(statusMessage: message)
         }
         messageBroadcaster.yield(message)
     }
 
-    /// Decodes a MEDIA_STATUS message, records it and (when `publish`) publishes it; returns the status (`nil` for `[]`).
+    /// Decodes a MEDIA_STATUS message (once, however many paths see it), records it and (when
+    /// `publish`) publishes it; returns the decoded message, or `nil` when it is not a MEDIA_STATUS.
     ///
     /// A reply is recorded twice: when the request returns (so the next command already sees the new
     /// session id) and when the plugin receives it; only the latter publishes, so subscribers see each status once.
     @discardableResult
-    func apply(statusMessage json: JSONValue, publish: Bool = true) -> MediaStatus? {
-        guard let message = try? json.decode(as: MediaStatusMessage.self) else { return status }
-        let status = message.first
+    func apply(statusMessage message: CastChannelMessage, publish: Bool = true) -> MediaStatusMessage? {
+        guard let decoded = decodeStatus(message) else { return nil }
+        let status = decoded.first
         state.withLock { state in
             state.status = status
             state.hasSession = status != nil
             if let status { state.position.update(status) } else { state.position.reset() }
         }
         if publish { statusBroadcaster.yield(status) }
-        return status
+        return decoded
+    }
+
+    /// The MEDIA_STATUS in `message`, decoded at most once per message text.
+    private func decodeStatus(_ message: CastChannelMessage) -> MediaStatusMessage? {
+        guard let text = message.text else { return message.json.flatMap { try? MediaStatusMessage(json: $0) } }
+        if let cached = state.withLock({ $0.lastDecoded }), cached.text == text { return cached.message }
+        let decoded = message.json.flatMap { try? MediaStatusMessage(json: $0) }
+        state.withLock { $0.lastDecoded = (text, decoded) }
+        return decoded
     }
 
     // MARK: - Requests
@@ -124,6 +137,11 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// and turns receiver error replies into ``CastMediaError``s. A MEDIA_STATUS reply is recorded
     /// before this returns.
     public func request(_ json: JSONValue, needsSession: Bool) async throws(CastMediaError) -> CastChannelMessage {
+        try await exchange(json, needsSession: needsSession).reply
+    }
+
+    /// ``request(_:needsSession:)``, also returning the decoded MEDIA_STATUS when that is the reply.
+    package func exchange(_ json: JSONValue, needsSession: Bool) async throws(CastMediaError) -> (reply: CastChannelMessage, status: MediaStatusMessage?) {
         let (context, sessionId) = state.withLock { ($0.context, $0.status?.mediaSessionId) }
         guard let context else {
             throw CastMediaError(code: .notConnected, message: "The media channel is not connected to a receiver app")
@@ -147,8 +165,8 @@ public final class CastMediaChannel: CastChannelPlugin {
             throw CastMediaError(code: .unexpectedReply, message: "The reply to \(type) is not JSON")
         }
         if let error = CastMediaError(reply: replyJSON) { throw error }
-        if reply.type == "MEDIA_STATUS" { apply(statusMessage: replyJSON, publish: false) }
-        return reply
+        let status = reply.type == "MEDIA_STATUS" ? apply(statusMessage: reply, publish: false) : nil
+        return (reply, status)
     }
 
     /// The 64 KiB rule, checked before anything is sent; the `requestId` the connection adds is counted at its widest.
@@ -166,10 +184,8 @@ public final class CastMediaChannel: CastChannelPlugin {
 
     /// Sends a request whose answer must be a MEDIA_STATUS, and returns its status (`nil` for `status: []`).
     func statusRequest(_ json: JSONValue, needsSession: Bool) async throws(CastMediaError) -> MediaStatus? {
-        let reply = try await request(json, needsSession: needsSession)
-        guard reply.type == "MEDIA_STATUS", let replyJSON = reply.json,
-            let message = try? replyJSON.decode(as: MediaStatusMessage.self)
-        else {
+        let (reply, message) = try await exchange(json, needsSession: needsSession)
+        guard let message else {
             throw CastMediaError(code: .unexpectedReply, message: "Expected MEDIA_STATUS, got \(reply.type ?? "no type")")
         }
         return message.first

@@ -15,7 +15,7 @@ public struct CastCustomData: Sendable, Hashable, Codable, CustomStringConvertib
     /// The JSON value.
     public var json: JSONValue
 
-    /// Wraps a JSON value.
+    /// Wraps a JSON value; any value is valid custom data.
     public init(_ json: JSONValue) {
         self.json = json
     }
@@ -38,9 +38,9 @@ public struct CastCustomData: Sendable, Hashable, Codable, CustomStringConvertib
         set { json[key] = newValue }
     }
 
-    /// Decodes any JSON value.
+    /// Decodes any JSON value (the same as ``init(_:)``, which is the hand-written decoder: it cannot fail).
     public init(from decoder: any Decoder) throws {
-        json = try JSONValue(from: decoder)
+        self.init(try JSONValue(from: decoder))
     }
 
     /// Encodes the JSON value.

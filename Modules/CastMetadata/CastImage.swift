@@ -1,3 +1,4 @@
+import CastJSON
 import Foundation
 
 /// One artwork image: a URL and, optionally, its size in pixels.
@@ -25,18 +26,27 @@ public struct CastImage: Sendable, Hashable, Codable {
         self.init(url: url, width: width, height: height)
     }
 
-    private enum CodingKeys: String, CodingKey { case url, width, height }
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case url, width, height
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
 
-    /// Decodes `{url, width?, height?}`; a size that is not a whole number is ignored.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let text = try container.decode(String.self, forKey: .url)
+    /// Reads `{url, width?, height?}`; a size that is not a whole number is ignored.
+    /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object or `url` is not a valid URL string.
+    public init(json: JSONValue) throws(JSONError) {
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "CastImage")
+        guard let text = reader.string(.url) else { throw reader.mismatch(.url, expected: "a URL string") }
         guard let url = URL(string: text) else {
-            throw DecodingError.dataCorruptedError(forKey: .url, in: container, debugDescription: "Invalid image URL '\(text)'")
+            throw JSONError(code: .typeMismatch, message: "Invalid image URL '\(text)'")
         }
         self.url = url
-        width = (try? container.decodeIfPresent(Int.self, forKey: .width)) ?? nil
-        height = (try? container.decodeIfPresent(Int.self, forKey: .height)) ?? nil
+        width = reader.int(.width)
+        height = reader.int(.height)
+    }
+
+    /// Decodes `{url, width?, height?}` (see ``init(json:)``).
+    public init(from decoder: any Decoder) throws {
+        self = try decodeThroughJSON(decoder, Self.init(json:))
     }
 
     /// Encodes `{url, width?, height?}`.

@@ -63,7 +63,7 @@ public struct CastMetadata: Sendable, Hashable {
     /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object or `metadataType` is not an integer.
     public init(json: JSONValue) throws(JSONError) {
         guard var members = json.objectValue else {
-            throw JSONError(code: .typeMismatch, message: "Metadata must be a JSON object, not \(json)")
+            throw JSONError(code: .typeMismatch, message: "Metadata must be a JSON object, not \(json.shortDescription)")
         }
         let type = members.removeValue(forKey: "metadataType")
         switch type {
@@ -71,7 +71,7 @@ public struct CastMetadata: Sendable, Hashable {
             metadataType = .generic
         case let value?:
             guard let raw = value.intValue else {
-                throw JSONError(code: .typeMismatch, message: "metadataType must be an integer, not \(value)")
+                throw JSONError(code: .typeMismatch, message: "metadataType must be an integer, not \(value.shortDescription)")
             }
             metadataType = CastMetadataType(rawValue: raw)
         }
@@ -82,12 +82,7 @@ public struct CastMetadata: Sendable, Hashable {
 extension CastMetadata: Codable {
     /// Decodes the `metadata` object, keeping every field.
     public init(from decoder: any Decoder) throws {
-        let json = try JSONValue(from: decoder)
-        do {
-            try self.init(json: json)
-        } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
-        }
+        self = try decodeThroughJSON(decoder, Self.init(json:))
     }
 
     /// Encodes the `metadata` object.
@@ -118,7 +113,7 @@ extension CastMetadata {
     /// The artwork, in order (`images`). Entries that are not valid images are skipped when reading.
     public var images: [CastImage] {
         get {
-            (fields["images"]?.arrayValue ?? []).compactMap { try? $0.decode(as: CastImage.self) }
+            (fields["images"]?.arrayValue ?? []).compactMap { try? CastImage(json: $0) }
         }
         set {
             fields["images"] = newValue.isEmpty && fields["images"] == nil

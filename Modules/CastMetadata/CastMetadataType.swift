@@ -1,3 +1,5 @@
+import CastJSON
+
 /// The kind of content a ``CastMetadata`` describes: the receiver adapts its layout to it.
 ///
 /// The wire value is the `metadataType` integer. Unknown values from a receiver are kept as they are.
@@ -38,18 +40,18 @@ public struct CastMetadataType: RawRepresentable, Sendable, Hashable, Codable, C
         }
     }
 
-    /// Decodes the integer (a whole-number double such as `3.0` is accepted).
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Int.self) {
-            rawValue = value
-        } else {
-            let value = try container.decode(Double.self)
-            guard value.rounded() == value, abs(value) < 1e15 else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "metadataType \(value) is not an integer")
-            }
-            rawValue = Int(value)
+    /// Reads the integer (a whole-number double such as `3.0` is accepted).
+    /// - Throws: `JSONError` (`typeMismatch`) when the value is not a number that is exactly an `Int`.
+    public init(json: JSONValue) throws(JSONError) {
+        guard let value = json.exactInt else {
+            throw JSONError(code: .typeMismatch, message: "metadataType must be an integer, not \(json.shortDescription)")
         }
+        rawValue = value
+    }
+
+    /// Decodes the integer (see ``init(json:)``).
+    public init(from decoder: any Decoder) throws {
+        self = try decodeThroughJSON(decoder, Self.init(json:))
     }
 
     /// Encodes the integer.

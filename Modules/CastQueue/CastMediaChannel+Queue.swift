@@ -195,7 +195,7 @@ extension CastMediaChannel {
         guard reply.type == "QUEUE_ITEMS", let items = reply.json?["items"]?.arrayValue else {
             throw CastMediaError(code: .unexpectedReply, message: "Expected QUEUE_ITEMS, got \(reply.type ?? "no type")")
         }
-        return items.compactMap { try? $0.decode(as: QueueItem.self) }
+        return items.compactMap { try? QueueItem(json: $0) }
     }
 
     // MARK: - Helpers
@@ -205,8 +205,8 @@ extension CastMediaChannel {
     /// Sends a queue request and returns the status that answered it (or the latest one, when the
     /// receiver answered with a QUEUE_CHANGE).
     func queueStatus(_ payload: JSONValue, needsSession: Bool) async throws(CastMediaError) -> MediaStatus {
-        let reply = try await request(payload, needsSession: needsSession)
-        if reply.type == "MEDIA_STATUS", let json = reply.json, let message = try? json.decode(as: MediaStatusMessage.self) {
+        let (_, decoded) = try await exchange(payload, needsSession: needsSession)
+        if let message = decoded {
             guard let status = message.first else {
                 throw CastMediaError(code: .noMediaSession, message: "The receiver answered \(payload["type"]?.stringValue ?? "") with no media session")
             }

@@ -101,7 +101,7 @@ public struct QueueModelState: Sendable {
             let ids = (json["itemIds"]?.arrayValue ?? []).compactMap(\.intValue)
             return (setItemIds(ids), [])
         case "QUEUE_ITEMS":
-            let items = (json["items"]?.arrayValue ?? []).compactMap { try? $0.decode(as: QueueItem.self) }
+            let items = (json["items"]?.arrayValue ?? []).compactMap { try? QueueItem(json: $0) }
             return (store(items), [])
         default:
             return ([], [])
@@ -138,7 +138,7 @@ public struct QueueModelState: Sendable {
     }
 
     private mutating func applyStatus(_ json: JSONValue) -> (changes: [QueueModelChange], effects: [Effect]) {
-        guard let status = (try? json.decode(as: MediaStatusMessage.self))?.first else {
+        guard let status = (try? MediaStatusMessage(json: json))?.first else {
             guard json["status"]?.arrayValue?.isEmpty == true else { return ([], []) }
             let hadQueue = !itemIds.isEmpty || currentItemId != nil || mediaSessionId != nil
             self = QueueModelState(cacheCapacity: cache.capacity)

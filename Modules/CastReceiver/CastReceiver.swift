@@ -274,7 +274,17 @@ public actor CastReceiver {
         for action in actions {
             switch action {
             case .send(let socket, let message):
-                connections[socket]?.outbox.yield(.message(message, due: now + configuration.replyLatency))
+                guard let connection = connections[socket] else { continue }
+                // Without a simulated latency, a queueing transport takes the reply directly (no writer-task hop).
+                if configuration.replyLatency == .zero, let queueing = connection.transport as? any CastQueueingTransport {
+                    do {
+                        try queueing.enqueue(message)
+                    } catch {
+                        connection.outbox.yield(.message(message, due: now))  // the writer reports the failure
+                    }
+                } else {
+                    connection.outbox.yield(.message(message, due: now + configuration.replyLatency))
+                }
             case .close(let socket):
                 guard let connection = connections.removeValue(forKey: socket) else { continue }
                 connection.outbox.yield(.close)

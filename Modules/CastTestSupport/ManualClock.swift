@@ -49,6 +49,9 @@ public final class ManualClock: Clock, Sendable {
     /// How many tasks are sleeping on this clock: tests wait for this to know a timer is armed.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// When each suspended sleeper wakes, so a test can wait until one particular timer is armed.
+    public var sleeperDeadlines: [Instant] { state.withLock { $0.sleepers.map(\.deadline) } }
+
     /// Suspends until the clock reaches `deadline` (at once if it already has).
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let id = state.withLock { state -> UInt64 in

@@ -155,6 +155,37 @@ struct ConnectionTests {
         await connection.close()
     }
 
+    @Test func anEarlierDeadlineRearmsTheOneDeadlineTask() async throws {
+        let device = FakeDevice()
+        let clock = ManualClock()
+        let connection = CastConnection(
+            transport: device.senderEnd, configuration: .init(heartbeatInterval: .seconds(60), livenessTimeout: .seconds(120)),
+            clock: clock)
+        try await connection.start()
+        let namespace = "urn:x-cast:com.google.cast.receiver"
+        let long = Task {
+            try await connection.request(["type": "LONG"], namespace: namespace, destinationId: "receiver-0", timeout: .seconds(30))
+        }
+        _ = await device.peer.waitFor(type: "LONG")
+        let short = Task {
+            try await connection.request(["type": "SHORT"], namespace: namespace, destinationId: "receiver-0", timeout: .seconds(2))
+        }
+        _ = await device.peer.waitFor(type: "SHORT")
+        #expect(connection.requestsInFlight == 2)
+        await clock.advance(by: .seconds(2))
+        await #expect { try await short.value } throws: {
+            ($0 as? CastChannelError)?.code == .timeout && "\($0)".contains("SHORT")
+        }
+        #expect(connection.requestsInFlight == 1)
+        await clock.advance(by: .seconds(27))
+        #expect(connection.requestsInFlight == 1)
+        await clock.advance(by: .seconds(1))
+        await #expect { try await long.value } throws: { ($0 as? CastChannelError)?.code == .timeout }
+        #expect(connection.requestsInFlight == 0)
+        #expect(connection.isRunning)
+        await connection.close()
+    }
+
     @Test func heartbeatPingsAndDeclaresASilentDeviceDead() async throws {
         let (senderEnd, receiverEnd) = InMemoryCastTransport.pair()
         let peer = ScriptedCastPeer(transport: receiverEnd)
@@ -335,8 +366,9 @@ struct WaitUntilConnectedTests {
         let chat = CastGenericChannel(namespace: try CastNamespace(FakeDevice.chatNamespace))
         try await connection.add(chat)
         try await connection.start()
+        let armed = clock.now.advanced(by: .seconds(2))
         let waiting = Task { try await connection.waitUntilConnected(chat, timeout: .seconds(2)) }
-        while clock.sleeperCount < 2 { await Task.yield() }
+        while !clock.sleeperDeadlines.contains(armed) { await Task.yield() }  // the wait's own timer
         await clock.advance(by: .seconds(2))
         await #expect { try await waiting.value } throws: { ($0 as? CastChannelError)?.code == .timeout }
         await connection.close()

@@ -144,9 +144,10 @@ struct CastMediaChannelTests {
         defer { Task { await harness.close() } }
         try await harness.media.load(Self.movie)
         harness.receiver.silentTypes.withLock { $0.insert("PAUSE") }
-        let sleepers = harness.clock.sleeperCount
         let pause = Task { try await harness.media.pause() }
-        try await waitUntil("the request deadline is armed") { harness.clock.sleeperCount > sleepers }
+        // The connection's one deadline task sleeps until the earliest deadline in flight (armed by
+        // LOAD, no later than PAUSE's, on a clock that has not moved); it wakes again for PAUSE's.
+        try await waitUntil("PAUSE is in flight") { harness.connection.requestsInFlight == 1 }
         await harness.clock.advance(by: harness.connection.configuration.requestTimeout)
         do {
             _ = try await pause.value

@@ -10,6 +10,24 @@ package struct RequestTracker<Waiter> {
         package var destinationId: String
         package var accept: @Sendable (CastChannelMessage) -> Bool
         package var waiter: Waiter
+        /// When the request times out, as time elapsed on the connection's clock; `nil`: never.
+        package var deadline: Duration?
+        /// What the request was (its `type`), for a timeout's message.
+        package var label: String
+        /// The time it was given, for a timeout's message.
+        package var timeout: Duration?
+
+        /// Creates an entry.
+        package init(namespace: String, destinationId: String, accept: @escaping @Sendable (CastChannelMessage) -> Bool,
+                     waiter: Waiter, deadline: Duration? = nil, timeout: Duration? = nil, label: String = "request") {
+            self.label = label
+            self.timeout = timeout
+            self.namespace = namespace
+            self.destinationId = destinationId
+            self.accept = accept
+            self.waiter = waiter
+            self.deadline = deadline
+        }
     }
 
     private var nextId: Int
@@ -52,6 +70,17 @@ package struct RequestTracker<Waiter> {
     /// Removes request `id` (deadline passed, send failed, cancelled).
     package mutating func remove(_ id: Int) -> Entry? {
         inFlight.removeValue(forKey: id)
+    }
+
+    /// The earliest deadline among the requests in flight.
+    package var earliestDeadline: Duration? {
+        inFlight.values.lazy.compactMap(\.deadline).min()
+    }
+
+    /// Removes and returns the requests whose deadline is at or before `now`.
+    package mutating func removeExpired(at now: Duration) -> [(id: Int, entry: Entry)] {
+        let ids = inFlight.compactMap { id, entry in entry.deadline.map { $0 <= now } == true ? id : nil }
+        return ids.sorted().compactMap { id in inFlight.removeValue(forKey: id).map { (id, $0) } }
     }
 
     /// Removes every request addressed to `destinationId`.

@@ -1,4 +1,5 @@
 import CastJSON
+import CastMetadata
 
 /// A coding key for any member name.
 struct AnyCodingKey: CodingKey, Hashable {
@@ -9,24 +10,6 @@ struct AnyCodingKey: CodingKey, Hashable {
     init?(intValue: Int) { nil }
 }
 
-extension KeyedDecodingContainer {
-    /// The value when present and of the right type; `nil` otherwise (tolerant decoding: a receiver's odd
-    /// field never fails a whole status).
-    func lenient<T: Decodable>(_ type: T.Type, _ key: Key) -> T? {
-        (try? decodeIfPresent(type, forKey: key)) ?? nil
-    }
-}
-
-/// Members of an object that are not among `known`, for round-tripping fields Castor does not model.
-func unknownMembers(from decoder: any Decoder, known: Set<String>) -> [String: JSONValue] {
-    guard let container = try? decoder.container(keyedBy: AnyCodingKey.self) else { return [:] }
-    var result: [String: JSONValue] = [:]
-    for key in container.allKeys where !known.contains(key.stringValue) {
-        if let value = try? container.decode(JSONValue.self, forKey: key) { result[key.stringValue] = value }
-    }
-    return result
-}
-
 /// Writes `members` next to the modelled fields.
 func encodeUnknown(_ members: [String: JSONValue], to encoder: any Encoder) throws {
     guard !members.isEmpty else { return }
@@ -34,10 +17,53 @@ func encodeUnknown(_ members: [String: JSONValue], to encoder: any Encoder) thro
     for (key, value) in members { try container.encode(value, forKey: AnyCodingKey(key)) }
 }
 
-/// Decodes a `T` or keeps `nil`, so one bad element does not fail an array.
-struct Lenient<T: Decodable>: Decodable {
-    let value: T?
-    init(from decoder: any Decoder) throws {
-        value = try? T(from: decoder)
+// Tolerant reading of nested models: a receiver's odd field never fails a whole status. These are the
+// rules the Codable decoders had (`decodeIfPresent` under `try?`), kept exactly.
+extension JSONObjectReader {
+    /// The member `key` read by `make`; `nil` when missing, `null` or unreadable.
+    func model<Model>(_ key: Key, _ make: (JSONValue) throws(JSONError) -> Model) -> Model? {
+        guard let value = self[key] else { return nil }
+        do {
+            return try make(value)
+        } catch {
+            return nil
+        }
+    }
+
+    /// The array member `key` with every element read by `make`; `nil` when missing, not an array, or when
+    /// any element is unreadable (all or nothing, like a lenient `[Model]`).
+    func models<Model>(_ key: Key, _ make: (JSONValue) throws(JSONError) -> Model) -> [Model]? {
+        guard case .array(let elements)? = self[key] else { return nil }
+        var result: [Model] = []
+        result.reserveCapacity(elements.count)
+        for element in elements {
+            do {
+                result.append(try make(element))
+            } catch {
+                return nil
+            }
+        }
+        return result
+    }
+
+    /// The array member `key` with the readable elements; unreadable ones are skipped, a missing member or
+    /// another type reads as empty.
+    func readableModels<Model>(_ key: Key, _ make: (JSONValue) throws(JSONError) -> Model) -> [Model] {
+        guard case .array(let elements)? = self[key] else { return [] }
+        var result: [Model] = []
+        result.reserveCapacity(elements.count)
+        for element in elements {
+            do {
+                result.append(try make(element))
+            } catch {
+                continue
+            }
+        }
+        return result
+    }
+
+    /// The string-enumeration member `key`; `nil` when missing or not a string.
+    func enumeration<Value: CastStringEnumeration>(_ key: Key, _ type: Value.Type = Value.self) -> Value? {
+        string(key).map(Value.init(rawValue:))
     }
 }

@@ -1,3 +1,6 @@
+import CastJSON
+import CastMetadata
+
 /// A string-valued enumeration of the Cast protocol that keeps values it does not know.
 ///
 /// Each conforming type is a `RawRepresentable` struct with `static let` values, so a receiver sending a
@@ -11,6 +14,20 @@ where RawValue == String {
 extension CastStringEnumeration {
     /// The wire string.
     public var description: String { rawValue }
+
+    /// Reads the wire string; any string is kept.
+    /// - Throws: `JSONError` (`typeMismatch`) when the value is not a string.
+    public init(json: JSONValue) throws(JSONError) {
+        guard case .string(let text) = json else {
+            throw JSONError(code: .typeMismatch, message: "\(Self.self) must be a string, not \(json.shortDescription)")
+        }
+        self.init(rawValue: text)
+    }
+
+    /// Decodes the wire string (see ``init(json:)``).
+    public init(from decoder: any Decoder) throws {
+        self = try decodeThroughJSON(decoder, Self.init(json:))
+    }
 }
 
 /// The state of a media player (`playerState`).
@@ -57,8 +74,13 @@ public struct StreamType: CastStringEnumeration {
     public var rawValue: String
     /// Creates a value; the known values are matched case-insensitively.
     public init(rawValue: String) {
-        let upper = rawValue.uppercased()
-        self.rawValue = ["BUFFERED", "LIVE", "NONE"].contains(upper) ? upper : rawValue
+        switch rawValue {
+        case "BUFFERED", "LIVE", "NONE":
+            self.rawValue = rawValue
+        default:
+            let upper = rawValue.uppercased()
+            self.rawValue = ["BUFFERED", "LIVE", "NONE"].contains(upper) ? upper : rawValue
+        }
     }
     /// On-demand media with a duration.
     public static let buffered = StreamType(rawValue: "BUFFERED")

@@ -64,32 +64,40 @@ public struct MediaInformation: Sendable, Hashable, Codable {
         self.additionalFields = additionalFields
     }
 
-    private enum CodingKeys: String, CodingKey, CaseIterable {
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
         case contentId, contentUrl, contentType, streamType, duration, metadata, tracks, textTrackStyle, customData,
             hlsSegmentFormat, hlsVideoSegmentFormat, entity, mediaCategory, startAbsoluteTime
+        static let table = JSONKeyTable(CodingKeys.self)
     }
 
-    private static let knownKeys = Set(CodingKeys.allCases.map(\.rawValue))
+    private static let knownKeys = Set(CodingKeys.table.names)
 
-    /// Decodes the `media` object. Missing `contentId`/`contentType` read as empty strings, a missing
-    /// `streamType` as BUFFERED, so a receiver's sparse status never fails.
+    /// Reads the `media` object. Missing `contentId`/`contentType` read as empty strings, a missing
+    /// `streamType` as BUFFERED, so a receiver's sparse status never fails; a member of the wrong type reads
+    /// as absent (for `tracks`, one unreadable track drops the list). Unknown members go to ``additionalFields``.
+    /// - Throws: `JSONError` (`typeMismatch`) only when the value is not an object.
+    public init(json: JSONValue) throws(JSONError) {
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "MediaInformation", keepingUnknown: true)
+        contentId = reader.string(.contentId) ?? ""
+        contentUrl = reader.string(.contentUrl)
+        contentType = reader.string(.contentType) ?? ""
+        streamType = reader.enumeration(.streamType) ?? .buffered
+        duration = reader.double(.duration)
+        metadata = reader.model(.metadata, CastMetadata.init(json:))
+        tracks = reader.models(.tracks, MediaTrack.init(json:))
+        textTrackStyle = reader.model(.textTrackStyle, TextTrackStyle.init(json:))
+        customData = reader[.customData].map(CastCustomData.init)
+        hlsSegmentFormat = reader.enumeration(.hlsSegmentFormat)
+        hlsVideoSegmentFormat = reader.enumeration(.hlsVideoSegmentFormat)
+        entity = reader.string(.entity)
+        mediaCategory = reader.enumeration(.mediaCategory)
+        startAbsoluteTime = reader.double(.startAbsoluteTime)
+        additionalFields = reader.unknownMembers
+    }
+
+    /// Decodes the `media` object (see ``init(json:)``).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        contentId = container.lenient(String.self, .contentId) ?? ""
-        contentUrl = container.lenient(String.self, .contentUrl)
-        contentType = container.lenient(String.self, .contentType) ?? ""
-        streamType = container.lenient(StreamType.self, .streamType) ?? .buffered
-        duration = container.lenient(Double.self, .duration)
-        metadata = container.lenient(CastMetadata.self, .metadata)
-        tracks = container.lenient([MediaTrack].self, .tracks)
-        textTrackStyle = container.lenient(TextTrackStyle.self, .textTrackStyle)
-        customData = container.lenient(CastCustomData.self, .customData)
-        hlsSegmentFormat = container.lenient(HLSSegmentFormat.self, .hlsSegmentFormat)
-        hlsVideoSegmentFormat = container.lenient(HLSVideoSegmentFormat.self, .hlsVideoSegmentFormat)
-        entity = container.lenient(String.self, .entity)
-        mediaCategory = container.lenient(MediaCategory.self, .mediaCategory)
-        startAbsoluteTime = container.lenient(Double.self, .startAbsoluteTime)
-        additionalFields = unknownMembers(from: decoder, known: Self.knownKeys)
+        self = try decodeThroughJSON(decoder, Self.init(json:))
     }
 
     /// Encodes the `media` object with the wire names.

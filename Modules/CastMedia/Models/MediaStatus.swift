@@ -77,35 +77,43 @@ public struct MediaStatus: Sendable, Hashable, Codable {
         self.extendedStatus = extendedStatus
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
         case mediaSessionId, playerState, idleReason, currentTime, playbackRate, supportedMediaCommands, volume,
             activeTrackIds, media, currentItemId, loadingItemId, preloadedItemId, items, repeatMode, queueData,
             customData, breakStatus, liveSeekableRange, videoInfo, extendedStatus
+        static let table = JSONKeyTable(CodingKeys.self)
     }
 
-    /// Decodes a status; `mediaSessionId` is required, everything else is read tolerantly.
+    /// Reads a status; `mediaSessionId` is required, everything else is read tolerantly (a member of the wrong
+    /// type reads as absent; for `items` and `activeTrackIds`, one unreadable element drops the list).
+    /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object or `mediaSessionId` is not an integer.
+    public init(json: JSONValue) throws(JSONError) {
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "MediaStatus")
+        mediaSessionId = try reader.requiredInt(.mediaSessionId)
+        playerState = reader.enumeration(.playerState) ?? .unknown
+        idleReason = reader.enumeration(.idleReason)
+        currentTime = reader.double(.currentTime) ?? 0
+        playbackRate = reader.double(.playbackRate) ?? 1
+        supportedMediaCommands = reader.int(.supportedMediaCommands).map(SupportedMediaCommands.init(rawValue:)) ?? []
+        volume = reader.model(.volume, MediaVolume.init(json:))
+        activeTrackIds = reader.ints(.activeTrackIds)
+        media = reader.model(.media, MediaInformation.init(json:))
+        currentItemId = reader.int(.currentItemId)
+        loadingItemId = reader.int(.loadingItemId)
+        preloadedItemId = reader.int(.preloadedItemId)
+        items = reader.models(.items, QueueItem.init(json:))
+        repeatMode = reader.enumeration(.repeatMode)
+        queueData = reader.model(.queueData, QueueData.init(json:))
+        customData = reader[.customData].map(CastCustomData.init)
+        breakStatus = reader[.breakStatus]
+        liveSeekableRange = reader.model(.liveSeekableRange, LiveSeekableRange.init(json:))
+        videoInfo = reader.model(.videoInfo, VideoInformation.init(json:))
+        extendedStatus = reader.model(.extendedStatus, ExtendedMediaStatus.init(json:))
+    }
+
+    /// Decodes a status (see ``init(json:)``).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        mediaSessionId = try container.decode(Int.self, forKey: .mediaSessionId)
-        playerState = container.lenient(PlayerState.self, .playerState) ?? .unknown
-        idleReason = container.lenient(IdleReason.self, .idleReason)
-        currentTime = container.lenient(Double.self, .currentTime) ?? 0
-        playbackRate = container.lenient(Double.self, .playbackRate) ?? 1
-        supportedMediaCommands = container.lenient(SupportedMediaCommands.self, .supportedMediaCommands) ?? []
-        volume = container.lenient(MediaVolume.self, .volume)
-        activeTrackIds = container.lenient([Int].self, .activeTrackIds)
-        media = container.lenient(MediaInformation.self, .media)
-        currentItemId = container.lenient(Int.self, .currentItemId)
-        loadingItemId = container.lenient(Int.self, .loadingItemId)
-        preloadedItemId = container.lenient(Int.self, .preloadedItemId)
-        items = container.lenient([QueueItem].self, .items)
-        repeatMode = container.lenient(RepeatMode.self, .repeatMode)
-        queueData = container.lenient(QueueData.self, .queueData)
-        customData = container.lenient(CastCustomData.self, .customData)
-        breakStatus = container.lenient(JSONValue.self, .breakStatus)
-        liveSeekableRange = container.lenient(LiveSeekableRange.self, .liveSeekableRange)
-        videoInfo = container.lenient(VideoInformation.self, .videoInfo)
-        extendedStatus = container.lenient(ExtendedMediaStatus.self, .extendedStatus)
+        self = try decodeThroughJSON(decoder, Self.init(json:))
     }
 
     /// Whether the player is loading: IDLE with an extended LOADING status, or a loading item.
@@ -131,6 +139,26 @@ public struct LiveSeekableRange: Sendable, Hashable, Codable {
         self.end = end
         self.isMovingWindow = isMovingWindow
         self.isLiveDone = isLiveDone
+    }
+
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case start, end, isMovingWindow, isLiveDone
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
+
+    /// Reads `{start?, end?, isMovingWindow?, isLiveDone?}`; `null` reads as absent.
+    /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object or a member has the wrong type.
+    public init(json: JSONValue) throws(JSONError) {
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "LiveSeekableRange")
+        start = try reader.strictDouble(.start)
+        end = try reader.strictDouble(.end)
+        isMovingWindow = try reader.strictBool(.isMovingWindow)
+        isLiveDone = try reader.strictBool(.isLiveDone)
+    }
+
+    /// Decodes a range (see ``init(json:)``).
+    public init(from decoder: any Decoder) throws {
+        self = try decodeThroughJSON(decoder, Self.init(json:))
     }
 }
 
@@ -163,6 +191,25 @@ public struct VideoInformation: Sendable, Hashable, Codable {
         self.height = height
         self.hdrType = hdrType
     }
+
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case width, height, hdrType
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
+
+    /// Reads `{width?, height?, hdrType?}`; `null` reads as absent.
+    /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object or a member has the wrong type.
+    public init(json: JSONValue) throws(JSONError) {
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "VideoInformation")
+        width = try reader.strictInt(.width)
+        height = try reader.strictInt(.height)
+        hdrType = try reader.strictString(.hdrType).map(HDRType.init(rawValue:))
+    }
+
+    /// Decodes video information (see ``init(json:)``).
+    public init(from decoder: any Decoder) throws {
+        self = try decodeThroughJSON(decoder, Self.init(json:))
+    }
 }
 
 /// The extended state CAF reports while a LOAD is in progress (`extendedStatus`).
@@ -180,6 +227,27 @@ public struct ExtendedMediaStatus: Sendable, Hashable, Codable {
         self.media = media
         self.mediaSessionId = mediaSessionId
     }
+
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case playerState, media, mediaSessionId
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
+
+    /// Reads `{playerState, media?, mediaSessionId?}`; `playerState` is required, `null` reads as absent.
+    /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object, `playerState` is not a string,
+    ///   `media` is not an object or `mediaSessionId` is not an integer.
+    public init(json: JSONValue) throws(JSONError) {
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "ExtendedMediaStatus")
+        guard let state = reader.string(.playerState) else { throw reader.mismatch(.playerState, expected: "a string") }
+        playerState = PlayerState(rawValue: state)
+        media = try reader[.media].map { value throws(JSONError) in try MediaInformation(json: value) }
+        mediaSessionId = try reader.strictInt(.mediaSessionId)
+    }
+
+    /// Decodes an extended status (see ``init(json:)``).
+    public init(from decoder: any Decoder) throws {
+        self = try decodeThroughJSON(decoder, Self.init(json:))
+    }
 }
 
 /// A MEDIA_STATUS message: `{"type":"MEDIA_STATUS","requestId":n,"status":[…]}`.
@@ -195,13 +263,23 @@ public struct MediaStatusMessage: Sendable, Hashable, Codable {
         self.status = status
     }
 
-    private enum CodingKeys: String, CodingKey { case type, requestId, status }
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case type, requestId, status
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
 
-    /// Decodes the message; a status entry that cannot be read (no `mediaSessionId`) is skipped.
+    /// Reads the message; a status entry that cannot be read (no `mediaSessionId`) is skipped, a `status`
+    /// that is not an array reads as empty, a `requestId` that is not an integer as absent.
+    /// - Throws: `JSONError` (`typeMismatch`) only when the value is not an object.
+    public init(json: JSONValue) throws(JSONError) {
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "MediaStatusMessage")
+        requestId = reader.int(.requestId)
+        status = reader.readableModels(.status, MediaStatus.init(json:))
+    }
+
+    /// Decodes the message (see ``init(json:)``).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        requestId = container.lenient(Int.self, .requestId)
-        status = (container.lenient([Lenient<MediaStatus>].self, .status) ?? []).compactMap(\.value)
+        self = try decodeThroughJSON(decoder, Self.init(json:))
     }
 
     /// Encodes the message with `type` MEDIA_STATUS.

@@ -110,23 +110,31 @@ public struct MediaTrack: Sendable, Hashable, Codable, Identifiable {
         return locale.localizedString(forIdentifier: language) ?? language
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
         case trackId, type, subtype, trackContentId, trackContentType, name, language, customData, isInband, roles
+        static let table = JSONKeyTable(CodingKeys.self)
     }
 
-    /// Decodes a track; a missing type reads as TEXT.
+    /// Reads a track; `trackId` is required, a missing type reads as TEXT, other members of the wrong type
+    /// read as absent.
+    /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object or `trackId` is not an integer.
+    public init(json: JSONValue) throws(JSONError) {
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "MediaTrack")
+        trackId = try reader.requiredInt(.trackId)
+        type = reader.enumeration(.type) ?? .text
+        subtype = reader.enumeration(.subtype)
+        contentId = reader.string(.trackContentId)
+        contentType = reader.string(.trackContentType)
+        name = reader.string(.name)
+        language = reader.string(.language)
+        customData = reader[.customData].map(CastCustomData.init)
+        isInband = reader.bool(.isInband)
+        roles = reader.strings(.roles)
+    }
+
+    /// Decodes a track (see ``init(json:)``).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        trackId = try container.decode(Int.self, forKey: .trackId)
-        type = container.lenient(Kind.self, .type) ?? .text
-        subtype = container.lenient(TextSubtype.self, .subtype)
-        contentId = container.lenient(String.self, .trackContentId)
-        contentType = container.lenient(String.self, .trackContentType)
-        name = container.lenient(String.self, .name)
-        language = container.lenient(String.self, .language)
-        customData = container.lenient(CastCustomData.self, .customData)
-        isInband = container.lenient(Bool.self, .isInband)
-        roles = container.lenient([String].self, .roles)
+        self = try decodeThroughJSON(decoder, Self.init(json:))
     }
 
     /// Encodes the track with the wire names.

@@ -42,25 +42,33 @@ public struct QueueItem: Sendable, Hashable, Codable {
         self.additionalFields = additionalFields
     }
 
-    private enum CodingKeys: String, CodingKey, CaseIterable {
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
         case itemId, media, autoplay, startTime, playbackDuration, preloadTime, activeTrackIds, customData, orderId
+        static let table = JSONKeyTable(CodingKeys.self)
     }
 
-    private static let knownKeys = Set(CodingKeys.allCases.map(\.rawValue))
+    private static let knownKeys = Set(CodingKeys.table.names)
 
-    /// Decodes an item tolerantly.
+    /// Reads an item tolerantly: a member of the wrong type reads as absent; unknown members go to
+    /// ``additionalFields``.
+    /// - Throws: `JSONError` (`typeMismatch`) only when the value is not an object.
+    public init(json: JSONValue) throws(JSONError) {
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "QueueItem", keepingUnknown: true)
+        itemId = reader.int(.itemId)
+        media = reader.model(.media, MediaInformation.init(json:))
+        autoplay = reader.bool(.autoplay)
+        startTime = reader.double(.startTime)
+        playbackDuration = reader.double(.playbackDuration)
+        preloadTime = reader.double(.preloadTime)
+        activeTrackIds = reader.ints(.activeTrackIds)
+        customData = reader[.customData].map(CastCustomData.init)
+        orderId = reader.int(.orderId)
+        additionalFields = reader.unknownMembers
+    }
+
+    /// Decodes an item (see ``init(json:)``).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        itemId = container.lenient(Int.self, .itemId)
-        media = container.lenient(MediaInformation.self, .media)
-        autoplay = container.lenient(Bool.self, .autoplay)
-        startTime = container.lenient(Double.self, .startTime)
-        playbackDuration = container.lenient(Double.self, .playbackDuration)
-        preloadTime = container.lenient(Double.self, .preloadTime)
-        activeTrackIds = container.lenient([Int].self, .activeTrackIds)
-        customData = container.lenient(CastCustomData.self, .customData)
-        orderId = container.lenient(Int.self, .orderId)
-        additionalFields = unknownMembers(from: decoder, known: Self.knownKeys)
+        self = try decodeThroughJSON(decoder, Self.init(json:))
     }
 
     /// Encodes the item with the wire names.
@@ -122,24 +130,32 @@ public struct QueueData: Sendable, Hashable, Codable {
         self.containerMetadata = containerMetadata
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
         case id, name, description, entity, queueType, repeatMode, shuffle, items, startIndex, startTime, containerMetadata
+        static let table = JSONKeyTable(CodingKeys.self)
     }
 
-    /// Decodes queue data tolerantly.
+    /// Reads queue data tolerantly: a member of the wrong type reads as absent (for `items`, one element that
+    /// is not an object drops the list).
+    /// - Throws: `JSONError` (`typeMismatch`) only when the value is not an object.
+    public init(json: JSONValue) throws(JSONError) {
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "QueueData")
+        id = reader.string(.id)
+        name = reader.string(.name)
+        description = reader.string(.description)
+        entity = reader.string(.entity)
+        queueType = reader.enumeration(.queueType)
+        repeatMode = reader.enumeration(.repeatMode)
+        shuffle = reader.bool(.shuffle)
+        items = reader.models(.items, QueueItem.init(json:))
+        startIndex = reader.int(.startIndex)
+        startTime = reader.double(.startTime)
+        containerMetadata = reader[.containerMetadata]
+    }
+
+    /// Decodes queue data (see ``init(json:)``).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = container.lenient(String.self, .id)
-        name = container.lenient(String.self, .name)
-        description = container.lenient(String.self, .description)
-        entity = container.lenient(String.self, .entity)
-        queueType = container.lenient(QueueType.self, .queueType)
-        repeatMode = container.lenient(RepeatMode.self, .repeatMode)
-        shuffle = container.lenient(Bool.self, .shuffle)
-        items = container.lenient([QueueItem].self, .items)
-        startIndex = container.lenient(Int.self, .startIndex)
-        startTime = container.lenient(Double.self, .startTime)
-        containerMetadata = container.lenient(JSONValue.self, .containerMetadata)
+        self = try decodeThroughJSON(decoder, Self.init(json:))
     }
 }
 
@@ -154,5 +170,23 @@ public struct MediaVolume: Sendable, Hashable, Codable {
     public init(level: Double? = nil, muted: Bool? = nil) {
         self.level = level
         self.muted = muted
+    }
+
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
+        case level, muted
+        static let table = JSONKeyTable(CodingKeys.self)
+    }
+
+    /// Reads `{level?, muted?}`; `null` reads as absent.
+    /// - Throws: `JSONError` (`typeMismatch`) when the value is not an object or a member has the wrong type.
+    public init(json: JSONValue) throws(JSONError) {
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "MediaVolume")
+        level = try reader.strictDouble(.level)
+        muted = try reader.strictBool(.muted)
+    }
+
+    /// Decodes a volume (see ``init(json:)``).
+    public init(from decoder: any Decoder) throws {
+        self = try decodeThroughJSON(decoder, Self.init(json:))
     }
 }

@@ -1,3 +1,6 @@
+import CastJSON
+import CastMetadata
+
 /// The commands a media session accepts now (`supportedMediaCommands` bitmask).
 public struct SupportedMediaCommands: OptionSet, Sendable, Hashable, Codable {
     /// The bitmask.
@@ -48,19 +51,19 @@ public struct SupportedMediaCommands: OptionSet, Sendable, Hashable, Codable {
     /// 262144: stream transfer.
     public static let streamTransfer = SupportedMediaCommands(rawValue: 262144)
 
-    /// Decodes the integer (a whole-number double is accepted).
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Int.self) {
-            rawValue = value
-        } else {
-            let value = try container.decode(Double.self)
-            guard value.rounded() == value, abs(value) <= 9_007_199_254_740_992 else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "supportedMediaCommands \(value) is not an integer bitmask")
-            }
-            rawValue = Int(value)
+    /// Reads the integer (a whole-number double such as `15.0` is accepted).
+    /// - Throws: `JSONError` (`typeMismatch`) when the value is not a number that is exactly an `Int`.
+    public init(json: JSONValue) throws(JSONError) {
+        guard let value = json.exactInt else {
+            throw JSONError(
+                code: .typeMismatch, message: "supportedMediaCommands must be an integer bitmask, not \(json.shortDescription)")
         }
+        rawValue = value
+    }
+
+    /// Decodes the integer (see ``init(json:)``).
+    public init(from decoder: any Decoder) throws {
+        self = try decodeThroughJSON(decoder, Self.init(json:))
     }
 
     /// Encodes the integer.

@@ -1,3 +1,4 @@
+import CastJSON
 import CastMetadata
 
 /// An sRGB colour with opacity, written `#RRGGBBAA` on the wire.
@@ -19,16 +20,35 @@ public struct CastColor: Sendable, Hashable, Codable, CustomStringConvertible {
         self.alpha = alpha
     }
 
-    /// Parses `#RGB`, `#RGBA`, `#RRGGBB` or `#RRGGBBAA`; `nil` for anything else.
+    /// Parses `#RGB`, `#RGBA`, `#RRGGBB` or `#RRGGBBAA` (ASCII hexadecimal digits); `nil` for anything else.
     public init?(cssString: String) {
-        guard cssString.hasPrefix("#") else { return nil }
-        var digits = Array(cssString.dropFirst())
-        guard digits.allSatisfy(\.isHexDigit) else { return nil }
-        if digits.count == 3 || digits.count == 4 { digits = digits.flatMap { [$0, $0] } }
-        if digits.count == 6 { digits += ["F", "F"] }
-        guard digits.count == 8 else { return nil }
-        func byte(_ index: Int) -> UInt8 { UInt8(String(digits[index * 2...index * 2 + 1]), radix: 16)! }
-        self.init(red: byte(0), green: byte(1), blue: byte(2), alpha: byte(3))
+        var utf8 = cssString.utf8[...]
+        guard utf8.popFirst() == UInt8(ascii: "#"), utf8.count <= 8 else { return nil }
+        var value: UInt32 = 0
+        for byte in utf8 {
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(nibble)
+        }
+        /// Nibble `index` of `count`, counted from the left.
+        func nibble(_ index: Int, of count: Int) -> UInt8 { UInt8(truncatingIfNeeded: value >> (4 * (count - 1 - index))) & 0xF }
+        switch utf8.count {
+        case 3, 4:
+            let count = utf8.count
+            self.init(red: nibble(0, of: count) * 17, green: nibble(1, of: count) * 17, blue: nibble(2, of: count) * 17,
+                      alpha: count == 4 ? nibble(3, of: count) * 17 : 255)
+        case 6, 8:
+            if utf8.count == 6 { value = value << 8 | 0xFF }
+            self.init(red: UInt8(truncatingIfNeeded: value >> 24), green: UInt8(truncatingIfNeeded: value >> 16),
+                      blue: UInt8(truncatingIfNeeded: value >> 8), alpha: UInt8(truncatingIfNeeded: value))
+        default:
+            return nil
+        }
     }
 
     /// `#RRGGBBAA`, upper-case.
@@ -49,14 +69,18 @@ public struct CastColor: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Fully transparent.
     public static let clear = CastColor(red: 0, green: 0, blue: 0, alpha: 0)
 
-    /// Decodes a CSS colour string.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        guard let color = CastColor(cssString: text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "Invalid colour '\(text)'")
+    /// Reads a CSS colour string (see ``init(cssString:)``).
+    /// - Throws: `JSONError` (`typeMismatch`) when the value is not a string or not a colour.
+    public init(json: JSONValue) throws(JSONError) {
+        guard case .string(let text) = json, let color = CastColor(cssString: text) else {
+            throw JSONError(code: .typeMismatch, message: "Invalid colour \(json.shortDescription)")
         }
         self = color
+    }
+
+    /// Decodes a CSS colour string (see ``init(json:)``).
+    public init(from decoder: any Decoder) throws {
+        self = try decodeThroughJSON(decoder, Self.init(json:))
     }
 
     /// Encodes `#RRGGBBAA`.
@@ -193,25 +217,39 @@ public struct TextTrackStyle: Sendable, Hashable, Codable {
         foregroundColor: .white, backgroundColor: .clear, edgeType: TextTrackStyle.EdgeType.none, fontScale: 1,
         fontGenericFamily: .sansSerif, fontStyle: .normal, windowType: WindowType.none)
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: Int, CodingKey, JSONMemberKey {
         case foregroundColor, backgroundColor, edgeType, edgeColor, fontScale, fontFamily, fontGenericFamily, fontStyle,
             windowColor, windowRoundedCornerRadius, windowType, customData
+        static let table = JSONKeyTable(CodingKeys.self)
     }
 
-    /// Decodes a style; an invalid colour or value is ignored.
+    /// Reads a style; an invalid colour or a member of the wrong type reads as absent.
+    /// - Throws: `JSONError` (`typeMismatch`) only when the value is not an object.
+    public init(json: JSONValue) throws(JSONError) {
+        let reader = try JSONObjectReader<CodingKeys>(json, decoding: "TextTrackStyle")
+        foregroundColor = reader.color(.foregroundColor)
+        backgroundColor = reader.color(.backgroundColor)
+        edgeType = reader.enumeration(.edgeType)
+        edgeColor = reader.color(.edgeColor)
+        fontScale = reader.double(.fontScale)
+        fontFamily = reader.string(.fontFamily)
+        fontGenericFamily = reader.enumeration(.fontGenericFamily)
+        fontStyle = reader.enumeration(.fontStyle)
+        windowColor = reader.color(.windowColor)
+        windowRoundedCornerRadius = reader.double(.windowRoundedCornerRadius)
+        windowType = reader.enumeration(.windowType)
+        customData = reader[.customData].map(CastCustomData.init)
+    }
+
+    /// Decodes a style (see ``init(json:)``).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        foregroundColor = container.lenient(CastColor.self, .foregroundColor)
-        backgroundColor = container.lenient(CastColor.self, .backgroundColor)
-        edgeType = container.lenient(EdgeType.self, .edgeType)
-        edgeColor = container.lenient(CastColor.self, .edgeColor)
-        fontScale = container.lenient(Double.self, .fontScale)
-        fontFamily = container.lenient(String.self, .fontFamily)
-        fontGenericFamily = container.lenient(FontGenericFamily.self, .fontGenericFamily)
-        fontStyle = container.lenient(FontStyle.self, .fontStyle)
-        windowColor = container.lenient(CastColor.self, .windowColor)
-        windowRoundedCornerRadius = container.lenient(Double.self, .windowRoundedCornerRadius)
-        windowType = container.lenient(WindowType.self, .windowType)
-        customData = container.lenient(CastCustomData.self, .customData)
+        self = try decodeThroughJSON(decoder, Self.init(json:))
+    }
+}
+
+extension JSONObjectReader {
+    /// The colour member `key`; `nil` when missing, not a string or not a colour.
+    fileprivate func color(_ key: Key) -> CastColor? {
+        string(key).flatMap(CastColor.init(cssString:))
     }
 }

@@ -34,9 +34,12 @@ public struct CastFrameDecoder: ByteToMessageDecoder, Sendable {
                     message: "Frame announces \(length) bytes; the limit is \(CastFrame.maxBodySize)")
             }
             guard buffer.readableBytes >= CastFrame.headerSize + Int(length) else { return nil }
-            buffer.moveReaderIndex(forwardBy: CastFrame.headerSize)
-            let body = buffer.readBytes(length: Int(length))!
-            return try CastMessage(body: body)
+            let body = CastFrame.headerSize..<CastFrame.headerSize + Int(length)
+            let result = buffer.withUnsafeReadableBytes { bytes in
+                Result { () throws(CastTransportError) in try CastMessage(bodyBytes: UnsafeRawBufferPointer(rebasing: bytes[body])) }
+            }
+            buffer.moveReaderIndex(forwardBy: body.upperBound)
+            return try result.get()
         } catch {
             failed = error
             throw error

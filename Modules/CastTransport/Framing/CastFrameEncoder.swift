@@ -12,15 +12,15 @@ public struct CastFrameEncoder: MessageToByteEncoder, Sendable {
     /// - Throws: ``CastTransportError`` `.messageTooLarge` when the body would exceed
     ///   ``CastFrame/maxBodySize``; nothing is written then.
     public func encodeFrame(_ message: CastMessage, into buffer: inout ByteBuffer) throws(CastTransportError) {
-        let body = try message.serializedBody()
-        guard !body.isEmpty, body.count <= CastFrame.maxBodySize else {
+        let size = message.encodedSize
+        guard size <= CastFrame.maxBodySize else {
             throw CastTransportError(
                 code: .messageTooLarge,
-                message: "Message of \(body.count) bytes exceeds the \(CastFrame.maxBodySize)-byte frame limit")
+                message: "Message of \(size) bytes exceeds the \(CastFrame.maxBodySize)-byte frame limit")
         }
-        buffer.reserveCapacity(minimumWritableBytes: CastFrame.headerSize + body.count)
-        buffer.writeInteger(UInt32(body.count))
-        buffer.writeBytes(body)
+        buffer.reserveCapacity(minimumWritableBytes: CastFrame.headerSize + size)
+        buffer.writeInteger(UInt32(size))
+        message.writeBody(into: &buffer)
     }
 
     /// `MessageToByteEncoder` entry point.

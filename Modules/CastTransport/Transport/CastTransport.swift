@@ -22,3 +22,15 @@ public protocol CastTransport: AnyObject, Sendable {
     /// A short description of the peer (`host:port`), for logs.
     var peerDescription: String { get }
 }
+
+/// A transport that can queue a message for writing without suspending the caller.
+///
+/// ``TLSCastTransport`` queues frames on its event loop; an actor that produces replies (the
+/// emulated receiver) can hand them over directly instead of through a writer task, saving a
+/// thread hand-off per message. Messages queued this way and through ``CastTransport/send(_:)``
+/// are written in call order.
+public protocol CastQueueingTransport: CastTransport {
+    /// Frames `message` and queues it for writing.
+    /// - Throws: ``CastTransportError`` `.messageTooLarge` (nothing queued) or `.closed`.
+    func enqueue(_ message: CastMessage) throws(CastTransportError)
+}

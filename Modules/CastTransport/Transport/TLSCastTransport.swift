@@ -12,7 +12,7 @@ import Synchronization
 /// program holding a thousand devices uses a handful of threads. TLS is GnuTLS; the device's
 /// self-signed certificate is not checked as a PKI certificate (no Cast device has one) — its
 /// DER is kept in ``peerCertificateDER`` for device authentication.
-public final class TLSCastTransport: CastTransport {
+public final class TLSCastTransport: CastQueueingTransport {
     /// How to connect.
     public struct Configuration: Sendable {
         /// The deadline for TCP connect plus the TLS handshake.
@@ -120,16 +120,28 @@ public final class TLSCastTransport: CastTransport {
     /// Messages from the device, in order.
     public var inbound: AsyncThrowingStream<CastMessage, any Error> { core.inbound }
 
-    /// Frames and writes one message.
-    /// - Throws: ``CastTransportError`` `.messageTooLarge` (nothing written), `.closed`, `.io`, `.tls`.
+    /// Frames one message and queues it for writing, in order (see ``enqueue(_:)``).
+    /// - Throws: ``CastTransportError`` `.messageTooLarge` (nothing written), `.closed` when the
+    ///   connection is already closed.
     public func send(_ message: CastMessage) async throws {
-        var buffer = channel.allocator.buffer(capacity: 256)
+        try enqueue(message)
+    }
+
+    /// Frames one message and queues it on the connection's event loop, in order.
+    ///
+    /// Returns without waiting for the socket write to complete: a request's caller waits for the
+    /// reply anyway, and waiting for the write too cost a second thread hand-off per message. A
+    /// write that fails later closes the connection, so ``inbound`` ends with the error and a
+    /// `CastConnection` fails every request in flight at once.
+    /// - Throws: ``CastTransportError`` `.messageTooLarge` (nothing written), `.closed` when the
+    ///   connection is already closed.
+    public func enqueue(_ message: CastMessage) throws(CastTransportError) {
+        var buffer = channel.allocator.buffer(capacity: CastFrame.headerSize + message.encodedSize)
         try CastFrameEncoder().encodeFrame(message, into: &buffer)
-        do {
-            try await channel.writeAndFlush(buffer)
-        } catch {
-            throw core.closeReason ?? ChannelTransportCore.transportError(from: error)
+        guard channel.isActive else {
+            throw core.closeReason ?? CastTransportError(code: .closed, message: "The connection is closed")
         }
+        channel.writeAndFlush(buffer, promise: nil)
     }
 
     /// Sends TLS close_notify and closes the socket; ``inbound`` finishes.

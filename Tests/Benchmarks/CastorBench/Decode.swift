@@ -4,7 +4,7 @@ import CastTransport
 import Foundation
 import NIOCore
 
-/// `decode --fixture media_status.json [--seconds s] [--repeats r]`: the codec micro-benchmarks, one
+/// `decode --fixture media_status.json [--millis ms] [--repeats r] [--stage name] [--count n]`: the codec micro-benchmarks, one
 /// thread. The headline is `full`: frame → CastMessage (protobuf) → JSON → ``MediaStatusMessage``,
 /// the work the sender does for every MEDIA_STATUS it receives.
 enum Decode {
@@ -27,7 +27,7 @@ enum Decode {
         var check = frame
         var checkDecoder = CastFrameDecoder()
         guard let decoded = try checkDecoder.decodeFrame(from: &check),
-              let status = try decoded.json?.decode(as: MediaStatusMessage.self).first,
+              let decodedJSON = decoded.json, let status = try MediaStatusMessage(json: decodedJSON).first,
               status.media?.tracks?.count == 3, status.items?.count == 3
         else { throw BenchError("the fixture does not decode to a MEDIA_STATUS with 3 tracks and 3 items") }
 
@@ -38,7 +38,7 @@ enum Decode {
                 guard let message = try decoder.decodeFrame(from: &buffer), let json = message.json else {
                     throw BenchError("frame did not decode")
                 }
-                blackHole(try json.decode(as: MediaStatusMessage.self).first)
+                blackHole(try MediaStatusMessage(json: json).first)
             }),
             ("frame", {
                 var buffer = frame
@@ -46,7 +46,7 @@ enum Decode {
                 blackHole(try decoder.decodeFrame(from: &buffer))
             }),
             ("json_parse", { blackHole(try JSONValue(parsing: text)) }),
-            ("media_status_from_json", { blackHole(try json.decode(as: MediaStatusMessage.self).first) }),
+            ("media_status_from_json", { blackHole(try MediaStatusMessage(json: json).first) }),
             ("frame_encode", {
                 var buffer = ByteBuffer()
                 try CastFrameEncoder().encodeFrame(message, into: &buffer)
@@ -55,6 +55,14 @@ enum Decode {
         ]
         var results: [String: Any] = ["frame_bytes": frame.readableBytes, "repeats": repeats, "seconds_each": seconds]
         let only = arguments.values["stage"]
+        // `--count N`: run each stage exactly N times, untimed (for instruction counts under callgrind).
+        if let count = Int(arguments.values["count"] ?? "") {
+            for (name, body) in stages where only == nil || only == name {
+                for _ in 0..<count { try body() }
+            }
+            emit(["counted": count])
+            return
+        }
         for (name, body) in stages where only == nil || only == name {
             var rates: [Double] = []
             for _ in 0..<repeats {

@@ -1,11 +1,14 @@
-import CastTransport
+@_spi(Fuzzing) import CastTransport
 import NIOCore
 
 /// Feeds arbitrary bytes to the frame decoder (and so to the CastMessage parser), split at a
-/// position taken from the input, and checks the invariants of whatever decodes.
+/// position taken from the input, and checks the invariants of whatever decodes; the input is also
+/// decoded as a frame body by the hand-written codec and by SwiftProtobuf, which must agree.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCastFrame(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: start, count: count)
+    // The body parser against SwiftProtobuf's, on the raw input.
+    fuzzCastMessageBody(Array(bytes))
     let split = count > 0 ? Int(bytes[0]) % (count + 1) : 0
     var decoder = CastFrameDecoder()
     var buffer = ByteBuffer()

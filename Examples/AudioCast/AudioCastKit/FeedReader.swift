@@ -1,0 +1,86 @@
+import CastMetadata
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Reads podcast feeds from a path or a `file://`, `http://` or `https://` URL.
+enum FeedReader {
+    /// The most bytes a feed may have: 16 MiB.
+    static let maximumSize = 16 << 20
+
+    static func data(from source: String) async throws(AudioCastError) -> Data {
+        let lower = source.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            guard let url = URL(string: source) else {
+                throw AudioCastError(code: .feedUnreadable, message: "'\(source)' is not a valid URL.")
+            }
+            let data: Data
+            let response: URLResponse
+            do {
+                (data, response) = try await URLSession.shared.data(from: url)
+            } catch {
+                throw AudioCastError(code: .feedUnreadable, message: "Cannot download \(source): \(error.localizedDescription)")
+            }
+            if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
+                throw AudioCastError(code: .feedUnreadable, message: "Downloading \(source) answered HTTP \(http.statusCode).")
+            }
+            guard data.count <= maximumSize else {
+                throw AudioCastError(code: .feedUnreadable, message: "\(source) is larger than \(maximumSize) bytes.")
+            }
+            return data
+        }
+        let path: String
+        if lower.hasPrefix("file://") {
+            guard let url = URL(string: source), url.isFileURL else {
+                throw AudioCastError(code: .feedUnreadable, message: "'\(source)' is not a valid file URL.")
+            }
+            path = url.path
+        } else if let colon = source.firstIndex(of: ":"), !source[..<colon].contains("/"), source[..<colon].count > 1 {
+            throw AudioCastError(
+                code: .feedUnreadable, message: "Unsupported feed URL scheme '\(source[..<colon])'; use a path, file://, http:// or https://.")
+        } else {
+            path = source
+        }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        if let size = attributes?[.size] as? Int, size > maximumSize {
+            throw AudioCastError(code: .feedUnreadable, message: "\(path) is larger than \(maximumSize) bytes.")
+        }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw AudioCastError(code: .feedUnreadable, message: "Cannot read \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Parses a feed into a show (episodes without an enclosure are skipped by the parser).
+    static func show(from data: Data, source: String, id: String) throws(AudioCastError) -> Show {
+        let feed: PodcastFeed
+        do {
+            feed = try PodcastFeed(parsing: data)
+        } catch {
+            throw AudioCastError(code: .invalidFeed, message: "\(source): \(error)", cause: error)
+        }
+        guard !feed.episodes.isEmpty else {
+            throw AudioCastError(code: .invalidFeed, message: "\(source) has no episode with a playable enclosure.")
+        }
+        var seen = Set<String>()
+        var episodes: [Episode] = []
+        for episode in feed.episodes {
+            let key = "\(id)/\(Catalog.hash(episode.guid ?? episode.enclosure.url.absoluteString))"
+            guard seen.insert(key).inserted else { continue }   // a repeated guid: keep the first
+            episodes.append(Episode(
+                id: key, title: episode.title.isEmpty ? episode.enclosure.url.lastPathComponent : episode.title,
+                guid: episode.guid, url: episode.enclosure.url.absoluteString, mimeType: episode.enclosure.type,
+                duration: episode.duration, published: episode.publicationDate, artwork: episode.artwork?.absoluteString))
+        }
+        let title = feed.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        return Show(id: id, title: title.isEmpty ? source : title, author: feed.author, artwork: feed.artwork?.absoluteString,
+                    source: source, episodes: episodes)
+    }
+
+    /// The title of a feed, for choosing a new show's id.
+    static func title(of data: Data) -> String? {
+        (try? PodcastFeed(parsing: data))?.title
+    }
+}

@@ -1,0 +1,100 @@
+/// The compact JSON writer behind ``JSONValue/serialized()``: sorted keys, no insignificant
+/// whitespace, `/` unescaped, integral numbers without a fraction, non-finite numbers as `null`.
+///
+/// Every message Castor sends (and every status the emulated receiver sends) is written here, so it
+/// appends straight to a byte array instead of going through `JSONEncoder`'s generic machinery.
+extension JSONValue {
+    func write(into bytes: inout [UInt8]) {
+        switch self {
+        case .null: Self.append("null", to: &bytes)
+        case .bool(let value): Self.append(value ? "true" : "false", to: &bytes)
+        case .number(let value): Self.write(number: value, into: &bytes)
+        case .string(let value): Self.write(string: value, into: &bytes)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                element.write(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            for key in members.keys.sorted() {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                Self.write(string: key, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                members[key].unsafelyUnwrapped.write(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func append(_ literal: StaticString, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    private static func write(number: Double, into bytes: inout [UInt8]) {
+        guard number.isFinite else {
+            append("null", to: &bytes)
+            return
+        }
+        if number.rounded() == number, abs(number) < 9_007_199_254_740_992 {
+            writeInteger(Int(number), into: &bytes)
+            return
+        }
+        bytes.append(contentsOf: number.description.utf8)  // the shortest text that reads back the same
+    }
+
+    private static func writeInteger(_ value: Int, into bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            bytes.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private static func write(string: String, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { utf8 in
+            var start = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                let escape: UInt8
+                switch byte {
+                case UInt8(ascii: "\""): escape = UInt8(ascii: "\"")
+                case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
+                case 0x08: escape = UInt8(ascii: "b")
+                case 0x0C: escape = UInt8(ascii: "f")
+                case 0x0A: escape = UInt8(ascii: "n")
+                case 0x0D: escape = UInt8(ascii: "r")
+                case 0x09: escape = UInt8(ascii: "t")
+                case 0x00..<0x20: escape = UInt8(ascii: "u")
+                default: continue
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(escape)
+                if escape == UInt8(ascii: "u") {
+                    bytes.append(contentsOf: [UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
+                }
+                start = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

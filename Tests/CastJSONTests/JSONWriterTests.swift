@@ -1,0 +1,68 @@
+@testable import CastJSON
+import Foundation
+import Testing
+
+/// The hand-written writer behind `serialized()`.
+@Suite struct JSONWriterTests {
+    @Test func writesCompactSortedText() throws {
+        let value: JSONValue = ["type": "SEEK", "requestId": 7, "currentTime": 12.5, "b": [true, false, nil], "a": ["z": 1, "y": "/"]]
+        #expect(value.serialized() == #"{"a":{"y":"/","z":1},"b":[true,false,null],"currentTime":12.5,"requestId":7,"type":"SEEK"}"#)
+    }
+
+    @Test func escapesWhatJSONRequires() throws {
+        let text = "quote \" backslash \\ nl \n cr \r tab \t bs \u{8} ff \u{C} nul \u{0} us \u{1F} é ✓ 😀"
+        let written = JSONValue.string(text).serialized()
+        #expect(written == #""quote \" backslash \\ nl \n cr \r tab \t bs \b ff \f nul \u0000 us \u001f é ✓ 😀""#)
+        #expect(try JSONValue(parsing: written) == .string(text))
+    }
+
+    @Test(arguments: [
+        (0.0, "0"), (-3.0, "-3"), (1_700_000_000_123, "1700000000123"), (0.1, "0.1"), (-2.5, "-2.5"),
+        (1e-7, "1e-07"), (9_007_199_254_740_992, "9007199254740992.0"), (.infinity, "null"), (.nan, "null"),
+    ])
+    func writesNumbers(_ number: Double, _ text: String) {
+        #expect(JSONValue.number(number).serialized() == text)
+    }
+
+    @Test func agreesWithJSONEncoderOnCastPayloads() throws {
+        let fixture = try JSONValue(parsing: #"""
+            {"type":"MEDIA_STATUS","requestId":12,"status":[{"mediaSessionId":1,"playbackRate":1,"playerState":"PLAYING",
+            "currentTime":61.25,"supportedMediaCommands":12303,"volume":{"level":0.5,"muted":false},
+            "media":{"contentId":"http://127.0.0.1:8000/a b.mp4","streamType":"BUFFERED","contentType":"video/mp4",
+            "metadata":{"metadataType":1,"title":"Ünïcödé \"quoted\"","images":[{"url":"https://x/y.jpg","width":480}]},
+            "duration":596.47,"tracks":[{"trackId":1,"type":"TEXT","language":"en-US"}]},"activeTrackIds":[1]}]}
+            """#)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let reference = try JSONValue(parsing: try encoder.encode(fixture))
+        #expect(try JSONValue(parsing: fixture.serialized()) == reference)
+        #expect(fixture.serialized() == String(decoding: try encoder.encode(fixture), as: UTF8.self))
+    }
+
+    /// Random trees survive a write and a parse unchanged.
+    @Test func randomValuesRoundTrip() throws {
+        var generator = SystemRandomNumberGenerator()
+        func randomString() -> String {
+            let alphabet = Array("ab\"\\/\n\t\u{1}é✓😀 {}[]:,")
+            return String((0..<Int.random(in: 0...8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+        }
+        func randomValue(depth: Int) -> JSONValue {
+            switch Int.random(in: 0...(depth > 3 ? 3 : 5), using: &generator) {
+            case 0: return .null
+            case 1: return .bool(Bool.random(using: &generator))
+            case 2: return .number(Bool.random(using: &generator) ? Double(Int.random(in: -1_000_000...1_000_000, using: &generator))
+                                                                   : Double.random(in: -1e9...1e9, using: &generator))
+            case 3: return .string(randomString())
+            case 4: return .array((0..<Int.random(in: 0...4, using: &generator)).map { _ in randomValue(depth: depth + 1) })
+            default:
+                var members: [String: JSONValue] = [:]
+                for _ in 0..<Int.random(in: 0...4, using: &generator) { members[randomString()] = randomValue(depth: depth + 1) }
+                return .object(members)
+            }
+        }
+        for _ in 0..<500 {
+            let value = randomValue(depth: 0)
+            #expect(try JSONValue(parsing: value.serialized()) == value)
+        }
+    }
+}
