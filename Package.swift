@@ -82,7 +82,8 @@ let package = Package(
             name: "CastReceiver",
             dependencies: ["CastTransport", "CastChannels", "CastJSON",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                           .product(name: "Logging", package: "swift-log")] + nio,
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOHTTP1", package: "swift-nio")] + nio,
             path: "Modules/CastReceiver", swiftSettings: strictSettings),
         .target(
             name: "CastIntents", dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
@@ -156,7 +157,7 @@ let package = Package(
             // Runs the built castctl and cast-receiver programs (found next to the test bundle; `swift build --build-tests`
             // builds them). Not declared as dependencies: a test target that depends on an executable makes SwiftPM
             // build it as a host tool, which drags swift-protobuf's C++ protoc into the build.
-            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport"],
+            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver"],
             path: "Tests/InteropTests", exclude: ["pychromecast_driver.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(

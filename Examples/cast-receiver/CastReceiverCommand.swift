@@ -65,6 +65,14 @@ struct CastReceiverCommand: AsyncParsableCommand {
     @Flag(help: "Exit with status 3 when violations were recorded.")
     var strict = false
 
+    @Flag(help: ArgumentHelp(
+        "Fetch what senders load, like a real receiver: the media's first bytes (a Range request) and every text track, over HTTP.",
+        discussion: "Each fetch is printed as a \"cast-receiver: fetch …\" line; a failed fetch fails the LOAD with LOAD_FAILED."))
+    var fetchMedia = false
+
+    @Option(help: "Seconds each fetch may take (with --fetch-media).")
+    var fetchTimeout = 10.0
+
     func validate() throws {
         if audio && group { throw ValidationError("--audio and --group are mutually exclusive") }
         if !members.isEmpty && !group { throw ValidationError("--member needs --group") }
@@ -72,6 +80,7 @@ struct CastReceiverCommand: AsyncParsableCommand {
         if !(0...65_535).contains(port) { throw ValidationError("--port must be in 0...65535") }
         if latencyMs < 0 { throw ValidationError("--latency-ms must not be negative") }
         if !(heartbeatTimeout > 0) { throw ValidationError("--heartbeat-timeout must be positive") }
+        if !(fetchTimeout > 0) { throw ValidationError("--fetch-timeout must be positive") }
         for app in echoApps {
             let parts = app.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, !parts[0].isEmpty, parts[1].hasPrefix("urn:x-cast:") else {
@@ -99,7 +108,8 @@ struct CastReceiverCommand: AsyncParsableCommand {
             port: port, replyLatency: .milliseconds(latencyMs),
             heartbeat: CastReceiverHeartbeat(silenceTimeout: .milliseconds(Int(heartbeatTimeout * 1000))),
             isBrokenContent: { url in brokenParts.contains { url.contains($0) } },
-            apps: apps, volumeLevel: volume)
+            apps: apps, volumeLevel: volume,
+            mediaFetching: fetchMedia ? CastReceiverMediaFetching(timeout: .milliseconds(Int(fetchTimeout * 1000))) : nil)
         let receiver = CastReceiver(
             configuration: configuration, advertiser: advertise ? AvahiAdvertiser() : nil, logger: logger)
         let waitForTermination = Self.installTerminationHandlers()
@@ -112,9 +122,13 @@ struct CastReceiverCommand: AsyncParsableCommand {
         let boundPort = await receiver.port ?? port
         say("cast-receiver: listening on \(host):\(boundPort)")
         say("cast-receiver: \(name) (\(configuration.model)) id \(configuration.id.uuidString.lowercased())")
+        let fetchPrinter = fetchMedia ? Task {
+            for await fetch in await receiver.fetchEvents() { say("cast-receiver: fetch \(fetch)") }
+        } : nil
 
         await waitForTermination()
         await receiver.stop()
+        await fetchPrinter?.value
         let violations = await receiver.violations
         say("cast-receiver: stopped; \(violations.count) violation(s)")
         for violation in violations { say("cast-receiver: violation \(violation)") }

@@ -41,6 +41,7 @@ struct Cast: AsyncParsableCommand {
             if !device.json {
                 print("castctl: serving on \(server.baseURL) — \(items.count) item(s)")
                 for item in items { print("  \(item.media?.metadata?.title ?? item.media?.contentId ?? "?")  \(item.media?.contentId ?? "")") }
+                fflush(nil)
             }
             let interrupted = SignalFlag()
             try await device.withMedia(launchIfNeeded: true) { _, media in
@@ -55,6 +56,7 @@ struct Cast: AsyncParsableCommand {
                     status = try await media.queueLoad(first)
                 }
                 Output.print(status, json: device.json)
+                fflush(nil)  // castctl keeps running: show the status now, also through a pipe
                 let statuses = media.statuses
                 let ended = Task {
                     for await update in statuses {

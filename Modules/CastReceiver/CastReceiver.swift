@@ -25,7 +25,7 @@ public actor CastReceiver {
     /// The device description this receiver was created with.
     public nonisolated let configuration: CastReceiverConfiguration
 
-    private enum Phase { case idle, running, stopped }
+    enum Phase { case idle, running, stopped }
 
     private struct Connection {
         var transport: any CastTransport
@@ -38,11 +38,11 @@ public actor CastReceiver {
         case close
     }
 
-    private var engine: ReceiverEngine
-    private let clock: ElapsedClock
+    var engine: ReceiverEngine
+    let clock: ElapsedClock
     private let advertiser: (any CastReceiverAdvertiser)?
-    private let logger: Logger
-    private var phase = Phase.idle
+    let logger: Logger
+    var phase = Phase.idle
     private var connections: [Int: Connection] = [:]
     private var nextSocket = 1
     private var timerTask: Task<Void, Never>?
@@ -51,6 +51,13 @@ public actor CastReceiver {
     private var acceptTask: Task<Void, Never>?
     private var advertisedStatus: String?
     private var boundPort: Int?
+    /// Fetches content for held media requests (media fetching on), with what it fetched so far,
+    /// who follows new fetches and the fetches in flight.
+    let fetcher: MediaFetcher?
+    var fetchLog: [CastReceiverFetch] = []
+    var fetchSubscribers: [Int: AsyncStream<CastReceiverFetch>.Continuation] = [:]
+    var fetchTasks: [Int: Task<Void, Never>] = [:]
+    var nextFetchId = 1
 
     /// Creates a receiver. Nothing listens until ``start()``; ``accept(_:)`` works at once.
     /// - Parameters:
@@ -65,6 +72,7 @@ public actor CastReceiver {
         self.configuration = configuration
         self.engine = ReceiverEngine(settings: ReceiverEngine.Settings(configuration))
         self.clock = ElapsedClock(configuration.clock)
+        self.fetcher = configuration.mediaFetching.map { MediaFetcher(settings: $0, clock: ElapsedClock(configuration.clock)) }
         self.advertiser = advertiser
         self.logger = logger
     }
@@ -175,6 +183,7 @@ public actor CastReceiver {
             for task in connection.tasks { task.cancel() }
             await connection.transport.close()
         }
+        stopFetching()
         if wasAdvertised, let advertiser { await advertiser.stop() }
     }
 
@@ -227,7 +236,7 @@ public actor CastReceiver {
 
     // MARK: Driving the state machine
 
-    private func handle(_ message: CastMessage, from socket: Int) {
+    func handle(_ message: CastMessage, from socket: Int) {
         guard connections[socket] != nil else { return }
         let before = engine.violations.count
         perform(engine.receive(message, from: socket, now: clock.now()))
@@ -255,12 +264,12 @@ public actor CastReceiver {
     }
 
     /// Runs timers that are due (the timer task may not have run yet) so reads see current state.
-    private func catchUp() {
+    func catchUp() {
         guard phase != .stopped else { return }
         perform(engine.tick(now: clock.now()))
     }
 
-    private func perform(_ actions: [ReceiverAction]) {
+    func perform(_ actions: [ReceiverAction]) {
         let now = clock.now()
         for action in actions {
             switch action {
@@ -281,18 +290,20 @@ public actor CastReceiver {
                 connection.outbox.yield(.close)
                 connection.outbox.finish()
                 logger.debug("sender dropped", metadata: ["socket": "\(socket)"])
+            case .fetch(let plan):
+                startFetching(plan)
             }
         }
     }
 
-    private func logNewViolations(since count: Int) {
+    func logNewViolations(since count: Int) {
         for violation in engine.violations.dropFirst(count) {
             logger.notice("violation", metadata: ["detail": "\(violation)"])
         }
     }
 
     /// Makes sure a timer task wakes at the engine's next deadline (a timer that fires early just re-arms).
-    private func rearm() {
+    func rearm() {
         guard phase != .stopped, let deadline = engine.nextDeadline else { return }
         if let armed = armedDeadline, armed <= deadline, timerTask != nil { return }
         timerTask?.cancel()
@@ -320,7 +331,7 @@ public actor CastReceiver {
     }
 
     /// Republishes the TXT record when the running app's status text changed.
-    private func refreshAdvertisement() {
+    func refreshAdvertisement() {
         guard let advertiser, let advertisedStatus, let advertisement,
             advertisement.txt["rs"] != advertisedStatus
         else { return }

@@ -43,6 +43,9 @@ public struct CastReceiverConfiguration: Sendable {
     /// device answers challenges with; `nil` answers every challenge with an AuthError, like a device
     /// whose signing failed. Build them with `CastDeviceCredentials.generate(deviceID:)`.
     public var deviceCredentials: CastDeviceCredentials?
+    /// Whether and how the device fetches the media and text tracks senders load, to prove their URLs
+    /// work (see ``CastReceiverMediaFetching``); `nil`, the default, fetches nothing.
+    public var mediaFetching: CastReceiverMediaFetching?
 
     /// Creates a configuration; every parameter has a realistic default.
     public init(
@@ -54,7 +57,7 @@ public struct CastReceiverConfiguration: Sendable {
         apps: [CastReceiverApp] = [], volumeLevel: Double = 0.5,
         volumeControl: CastReceiverVolumeControl = .attenuation, shuffleSeed: UInt64? = nil,
         protocolVersion: Int = 5, tlsCredentials: TLSCredentials? = nil,
-        deviceCredentials: CastDeviceCredentials? = nil
+        deviceCredentials: CastDeviceCredentials? = nil, mediaFetching: CastReceiverMediaFetching? = nil
     ) {
         self.name = name
         self.model = model ?? (kind.isGroup ? "Google Cast Group" : kind.hasVideoOutput ? "Chromecast" : "Chromecast Audio")
@@ -73,6 +76,7 @@ public struct CastReceiverConfiguration: Sendable {
         self.protocolVersion = protocolVersion
         self.tlsCredentials = tlsCredentials
         self.deviceCredentials = deviceCredentials
+        self.mediaFetching = mediaFetching
     }
 }
 

@@ -122,9 +122,10 @@ struct PlayerHarness {
 
 extension Array where Element == AppOutput {
     var messages: [JSONValue] {
-        map { output in
+        compactMap { output in
             switch output {
-            case .reply(let json), .broadcast(let json): json
+            case .reply(let json), .broadcast(let json), .pendingReply(_, let json): json
+            case .fetch: nil
             }
         }
     }

@@ -26,6 +26,8 @@ enum ReceiverAction: Sendable, Hashable {
     case send(socket: Int, Envelope)
     /// Close that socket (after writing what was queued before).
     case close(socket: Int)
+    /// Fetch the content of a held media request, then call `ReceiverEngine.mediaFetchCompleted`.
+    case fetch(MediaFetchPlan)
 }
 
 extension Duration {

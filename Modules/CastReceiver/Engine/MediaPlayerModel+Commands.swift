@@ -3,7 +3,17 @@ import CastJSON
 extension MediaPlayerModel {
     /// Handles one request of the media namespace. Invalid requests change nothing and get the error
     /// a real device sends.
+    /// With media fetching on, LOAD, QUEUE_LOAD and QUEUE_INSERT naming `http://` content are held
+    /// (see ``handleFetching(type:request:requestId:now:)``).
     mutating func handle(type: String, request: RequestFields, requestId: Int, now: Duration) -> [AppOutput] {
+        if fetchesMedia, Self.fetchingRequests.contains(type) {
+            return handleFetching(type: type, request: request, requestId: requestId, now: now)
+        }
+        return perform(type: type, request: request, requestId: requestId, now: now)
+    }
+
+    /// Runs one request now.
+    mutating func perform(type: String, request: RequestFields, requestId: Int, now: Duration) -> [AppOutput] {
         do {
             return try dispatch(type: type, request: request, requestId: requestId, now: now)
         } catch {
@@ -184,6 +194,14 @@ extension MediaPlayerModel {
             preloadedItemId: nil, queueData: queueData, customData: customData)
         if let duration = first.duration { state.position = min(max(0, state.position), duration) }
         state.position = max(0, state.position)
+        if let failure = injectedLoadFailure {
+            // The receiver could not fetch the content: the player fails, the session ends in ERROR.
+            let failed = queue.first { $0.url == failure.url || $0.textTrackURLs.contains(failure.url) } ?? first
+            return outputs + [
+                .reply(loadFailed(requestId: requestId, itemId: failed.itemId, detailedErrorCode: failure.detailedErrorCode)),
+                .broadcast(mediaStatus(requestId: 0, entries: [idleEntry(state, reason: "ERROR", at: now)])),
+            ]
+        }
         session = state
         return outputs + [.broadcast(status(requestId: requestId, at: now))]
     }

@@ -22,6 +22,15 @@ struct MediaPlayerModel: Sendable {
     var nextItemId = 1
     var volumeLevel = 1.0
     var isMuted = false
+    /// Whether LOAD, QUEUE_LOAD and QUEUE_INSERT wait for the receiver to fetch their `http://` content.
+    var fetchesMedia = false
+    var nextFetchToken = 1
+    /// The LOAD or QUEUE_LOAD waiting for its fetches (a newer one cancels it).
+    var pendingLoad: PendingMediaRequest?
+    /// QUEUE_INSERTs waiting for their fetches, by token.
+    var pendingInserts: [Int: PendingMediaRequest] = [:]
+    /// Set while a held load whose fetch failed is run: the session it starts fails at once.
+    var injectedLoadFailure: MediaFetchFailure?
 
     init(isBroken: @escaping @Sendable (String) -> Bool, seed: UInt64) {
         self.isBroken = isBroken
@@ -169,8 +178,9 @@ struct MediaPlayerModel: Sendable {
         return [.broadcast(status(requestId: requestId, at: now))]
     }
 
-    func loadFailed(requestId: Int, itemId: Int) -> JSONValue {
-        ["type": "LOAD_FAILED", "requestId": JSONValue(requestId), "detailedErrorCode": 104, "itemId": JSONValue(itemId)]
+    func loadFailed(requestId: Int, itemId: Int, detailedErrorCode: Int = 104) -> JSONValue {
+        ["type": "LOAD_FAILED", "requestId": JSONValue(requestId), "detailedErrorCode": JSONValue(detailedErrorCode),
+         "itemId": JSONValue(itemId)]
     }
 
     func queueChange(requestId: Int, type: String, itemIds: [Int], extra: [String: JSONValue] = [:]) -> JSONValue {

@@ -4,6 +4,10 @@ import CastJSON
 enum AppOutput: Sendable, Hashable {
     case reply(JSONValue)
     case broadcast(JSONValue)
+    /// Fetch this content, then report back with the plan's token (media fetching on).
+    case fetch(MediaFetchPlan)
+    /// A reply to the sender of the request held under `token` (not the current requester).
+    case pendingReply(token: Int, JSONValue)
 }
 
 /// `repeatMode` of a media queue.

@@ -25,7 +25,16 @@ extension ReceiverEngine {
         return drain()
     }
 
-    private mutating func runTimersBeforeInput(now: Duration) {
+    /// A command may have moved playback to an instant that is already due (a SEEK to the end).
+    mutating func advanceMediaIfDue(now: Duration) {
+        guard var running = app, var media = running.media, let due = media.nextDeadline, due <= now else { return }
+        let follow = media.advance(to: now)
+        running.media = media
+        app = running
+        deliver(follow, app: running, namespace: Wire.media, requester: nil)
+    }
+
+    mutating func runTimersBeforeInput(now: Duration) {
         let due = tick(now: now)
         actions = due
     }
@@ -146,13 +155,7 @@ extension ReceiverEngine {
             running.media = media
             app = running
             deliver(outputs, app: running, namespace: Wire.media, requester: (socket, message.sourceId))
-            // A command may have moved playback to an instant that is already due (a SEEK to the end).
-            if let due = running.media?.nextDeadline, due <= now {
-                let follow = media.advance(to: now)
-                running.media = media
-                app = running
-                deliver(follow, app: running, namespace: Wire.media, requester: nil)
-            }
+            advanceMediaIfDue(now: now)
         case .custom(let handler):
             guard case .string(let text) = message.payload else {
                 record(.malformedPayload, "binary payload on an app namespace; dropped", socket: socket, envelope: message)

@@ -19,6 +19,8 @@ struct ReceiverEngine: Sendable {
         /// Device-authentication credentials, and the DER of the TLS certificate they sign over.
         var deviceCredentials: CastDeviceCredentials?
         var tlsCertificateDER: [UInt8]?
+        /// Whether the media player holds loads until their content was fetched.
+        var fetchesMedia = false
 
         init() {}
 
@@ -32,6 +34,7 @@ struct ReceiverEngine: Sendable {
             shuffleSeed = configuration.shuffleSeed ?? UInt64.random(in: .min ... .max)
             deviceCredentials = configuration.deviceCredentials
             tlsCertificateDER = configuration.tlsCredentials?.certificateDER
+            fetchesMedia = configuration.mediaFetching != nil
         }
     }
 
@@ -84,6 +87,13 @@ struct ReceiverEngine: Sendable {
     var violations: [CastReceiverViolation] = []
     private var mediaSeed: SplitMix64
     var actions: [ReceiverAction] = []
+    /// Who sent each media request held for fetching, by app session and token.
+    var fetchRequesters: [FetchKey: (socket: Int, sender: String)] = [:]
+
+    struct FetchKey: Sendable, Hashable {
+        var sessionId: String
+        var token: Int
+    }
 
     init(settings: Settings) {
         self.settings = settings
@@ -132,6 +142,7 @@ struct ReceiverEngine: Sendable {
         var media: MediaPlayerModel?
         if case .mediaReceiver = descriptor.behaviour {
             media = MediaPlayerModel(isBroken: settings.isBrokenContent, seed: mediaSeed.next())
+            media?.fetchesMedia = settings.fetchesMedia
         }
         return RunningApp(descriptor: descriptor, sessionId: session, transportId: session, media: media)
     }
@@ -244,6 +255,13 @@ struct ReceiverEngine: Sendable {
                 }
             case .broadcast(let json):
                 broadcast(json, from: app.transportId, namespace: namespace)
+            case .fetch(var plan):
+                plan.sessionId = app.sessionId
+                if let requester { fetchRequesters[FetchKey(sessionId: app.sessionId, token: plan.token)] = requester }
+                actions.append(.fetch(plan))
+            case .pendingReply(let token, let json):
+                guard let held = fetchRequesters.removeValue(forKey: FetchKey(sessionId: app.sessionId, token: token)) else { continue }
+                actions.append(send(json, from: app.transportId, to: held.sender, namespace: namespace, socket: held.socket))
             }
         }
     }

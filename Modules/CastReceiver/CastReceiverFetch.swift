@@ -1,0 +1,72 @@
+/// One HTTP fetch the emulated receiver made for content a sender asked it to load.
+///
+/// Recorded when ``CastReceiverConfiguration/mediaFetching`` is on; read them with
+/// ``CastReceiver/fetches`` or follow them with ``CastReceiver/fetchEvents()``.
+public struct CastReceiverFetch: Sendable, Hashable, CustomStringConvertible {
+    /// What was fetched.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable { case media, textTrack }
+        private let base: Base
+        /// The first bytes of a media item (`contentUrl`, else `contentId`).
+        public static let media = Kind(base: .media)
+        /// A text track (`trackContentId`), fetched whole.
+        public static let textTrack = Kind(base: .textTrack)
+        /// The kind's name.
+        public var description: String { base.rawValue }
+    }
+
+    /// What was fetched.
+    public var kind: Kind
+    /// The URL fetched.
+    public var url: String
+    /// The `requestId` of the sender's request (LOAD, QUEUE_LOAD, QUEUE_INSERT) that caused the fetch.
+    public var requestId: Int
+    /// The byte range asked for (`Range: bytes=lower-upper`); `nil` for a whole-resource GET.
+    public var requestedRange: ClosedRange<Int>?
+    /// The HTTP status code; `nil` when no response head arrived.
+    public var statusCode: Int?
+    /// The response's `Content-Type`.
+    public var contentType: String?
+    /// The response's `Content-Range`.
+    public var contentRange: String?
+    /// Whether the response's `Access-Control-Allow-Origin` admits the receiver's origin.
+    public var corsAllowed: Bool
+    /// The body bytes received (at most the requested range, or the text track limit).
+    public var body: [UInt8]
+    /// Why the fetch failed; `nil` when the content is usable.
+    public var error: CastReceiverFetchError?
+
+    /// Creates a fetch record.
+    public init(
+        kind: Kind, url: String, requestId: Int, requestedRange: ClosedRange<Int>? = nil, statusCode: Int? = nil,
+        contentType: String? = nil, contentRange: String? = nil, corsAllowed: Bool = false, body: [UInt8] = [],
+        error: CastReceiverFetchError? = nil
+    ) {
+        self.kind = kind
+        self.url = url
+        self.requestId = requestId
+        self.requestedRange = requestedRange
+        self.statusCode = statusCode
+        self.contentType = contentType
+        self.contentRange = contentRange
+        self.corsAllowed = corsAllowed
+        self.body = body
+        self.error = error
+    }
+
+    /// How many body bytes arrived.
+    public var bytesReceived: Int { body.count }
+    /// Whether the content passed every check.
+    public var succeeded: Bool { error == nil }
+
+    /// `media http://… bytes=0-65535 → 206 video/mp4, 1234 bytes, CORS ok` (or the error).
+    public var description: String {
+        var text = "\(kind) \(url)"
+        if let requestedRange { text += " bytes=\(requestedRange.lowerBound)-\(requestedRange.upperBound)" }
+        text += " → " + (statusCode.map(String.init) ?? "no response")
+        if let contentType { text += " \(contentType)" }
+        text += ", \(bytesReceived) bytes, CORS \(corsAllowed ? "ok" : "missing")"
+        if let error { text += ": \(error)" }
+        return text
+    }
+}

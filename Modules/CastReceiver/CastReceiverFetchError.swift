@@ -1,0 +1,65 @@
+/// Why a fetch of the emulated receiver failed (see ``CastReceiverFetch``).
+public struct CastReceiverFetchError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, for matching.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable {
+            case invalidURL, connectionFailed, timedOut, malformedResponse, responseTooLarge
+            case httpStatus, contentType, cors, notWebVTT
+        }
+        private let base: Base
+        /// The URL has no host, or a port out of range.
+        public static let invalidURL = Code(base: .invalidURL)
+        /// The connection could not be made or broke before the response ended.
+        public static let connectionFailed = Code(base: .connectionFailed)
+        /// The fetch took longer than ``CastReceiverMediaFetching/timeout``.
+        public static let timedOut = Code(base: .timedOut)
+        /// The response is not valid HTTP/1.1 (or a 206 for another range than the one asked for).
+        public static let malformedResponse = Code(base: .malformedResponse)
+        /// The response head or the text track exceeds its limit.
+        public static let responseTooLarge = Code(base: .responseTooLarge)
+        /// The status code is not 200 or 206.
+        public static let httpStatus = Code(base: .httpStatus)
+        /// The `Content-Type` is missing or not one a player accepts for this content.
+        public static let contentType = Code(base: .contentType)
+        /// CORS is required and `Access-Control-Allow-Origin` does not admit the receiver's origin.
+        public static let cors = Code(base: .cors)
+        /// A text track whose body does not start with `WEBVTT`.
+        public static let notWebVTT = Code(base: .notWebVTT)
+        /// The code's name.
+        public var description: String { base.rawValue }
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// A human-readable explanation.
+    public var message: String
+    /// The underlying error, when there is one.
+    public var cause: (any Error & Sendable)?
+
+    /// Creates an error.
+    public init(code: Code, message: String, cause: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    /// The `detailedErrorCode` of the LOAD_FAILED a device sends for this failure: 104
+    /// (MEDIA_SRC_NOT_SUPPORTED) for content the player rejects, 103 (MEDIA_NETWORK) otherwise.
+    public var detailedErrorCode: Int {
+        [.contentType, .cors, .notWebVTT].contains(code) ? 104 : 103
+    }
+
+    /// `code: message (cause)`.
+    public var description: String {
+        if let cause { return "\(code): \(message) (\(cause))" }
+        return "\(code): \(message)"
+    }
+
+    /// Errors are equal when code and message are; the cause is not compared.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.message == rhs.message }
+    /// Hashes code and message.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+    }
+}

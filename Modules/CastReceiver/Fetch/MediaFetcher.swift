@@ -1,0 +1,190 @@
+import Foundation
+import NIOHTTP1
+
+/// Runs a ``MediaFetchPlan``: fetches each target like a receiver's web page would, checks the
+/// response, and records every fetch. The I/O shell of the media-fetching feature; the checks are
+/// in ``MediaFetchCheck``.
+struct MediaFetcher: Sendable {
+    let settings: CastReceiverMediaFetching
+    let clock: ElapsedClock
+
+    /// Fetches every target of `plan` (a few at a time), hands each record to `record` as it completes,
+    /// and returns the first failure in plan order, if any.
+    func run(_ plan: MediaFetchPlan, record: @escaping @Sendable (CastReceiverFetch) async -> Void) async -> MediaFetchFailure? {
+        var results: [Int: CastReceiverFetch] = [:]
+        await withTaskGroup(of: (Int, CastReceiverFetch).self) { group in
+            for (index, target) in plan.targets.enumerated() {
+                if index >= settings.maximumConcurrentFetches, let (done, fetch) = await group.next() {
+                    results[done] = fetch
+                    await record(fetch)
+                }
+                group.addTask { (index, await fetch(target, requestId: plan.requestId)) }
+            }
+            for await (done, fetch) in group {
+                results[done] = fetch
+                await record(fetch)
+            }
+        }
+        for index in plan.targets.indices {
+            if let fetch = results[index], let error = fetch.error {
+                return MediaFetchFailure(url: fetch.url, detailedErrorCode: error.detailedErrorCode)
+            }
+        }
+        return nil
+    }
+
+    /// One fetch, checked; never throws — failures are in the record's `error`.
+    func fetch(_ target: MediaFetchPlan.Target, requestId: Int) async -> CastReceiverFetch {
+        let isMedia = target.kind == .media
+        var record = CastReceiverFetch(
+            kind: target.kind, url: target.url, requestId: requestId,
+            requestedRange: isMedia ? 0...(settings.mediaPrefixLength - 1) : nil)
+        guard let url = HTTPURL(parsing: target.url) else {
+            record.error = CastReceiverFetchError(code: .invalidURL, message: "not a valid http:// URL")
+            return record
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: url.authority)
+        headers.add(name: "User-Agent", value: settings.userAgent)
+        headers.add(name: "Accept", value: isMedia ? "*/*" : "text/vtt,*/*;q=0.8")
+        headers.add(name: "Accept-Encoding", value: "identity")
+        headers.add(name: "Origin", value: settings.origin)
+        if let range = record.requestedRange { headers.add(name: "Range", value: "bytes=\(range.lowerBound)-\(range.upperBound)") }
+        headers.add(name: "Connection", value: "close")
+        let request = headers
+        let settings = self.settings
+        let response: HTTPFetchResponse
+        do {
+            response = try await withDeadline(settings.timeout) {
+                try await HTTPFetchClient.get(
+                    url, headers: request, bodyLimit: isMedia ? settings.mediaPrefixLength : settings.maximumTextTrackBytes,
+                    overflow: isMedia ? .truncate : .fail, maximumHeaderBytes: settings.maximumHeaderBytes,
+                    connectTimeout: settings.timeout)
+            }
+        } catch let failure as HTTPFetchFailure {
+            let code: CastReceiverFetchError.Code = switch failure.reason {
+            case .connect, .closedEarly: .connectionFailed
+            case .malformed: .malformedResponse
+            case .tooLarge: .responseTooLarge
+            }
+            record.error = CastReceiverFetchError(code: code, message: failure.message, cause: failure.cause)
+            if let partial = failure.partial { record.fill(from: partial, origin: settings.origin) }
+            return record
+        } catch {
+            record.error = CastReceiverFetchError(
+                code: .timedOut, message: "no complete response within \(settings.timeout)")
+            return record
+        }
+        record.fill(from: response, origin: settings.origin)
+        let check = MediaFetchCheck(origin: settings.origin, prefixLength: settings.mediaPrefixLength)
+        record.error = check.problem(with: record, requiresCORS: target.requiresCORS)
+        return record
+    }
+
+    private struct DeadlinePassed: Error {}
+
+    /// Runs `operation`, cancelling it (which closes its connection) when `timeout` passes on the clock.
+    private func withDeadline<T: Sendable>(
+        _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let clock = self.clock
+        let deadline = clock.now() + timeout
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await clock.sleep(deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw DeadlinePassed() }
+            return value
+        }
+    }
+}
+
+/// The checks a receiver's player applies to a response, without I/O.
+struct MediaFetchCheck: Sendable {
+    var origin: String
+    var prefixLength: Int
+
+    /// Media types a Cast player accepts (besides `video/*`, `audio/*` and `image/*`).
+    static let mediaTypes: Set<String> = [
+        "application/x-mpegurl", "application/vnd.apple.mpegurl", "audio/mpegurl", "application/dash+xml",
+        "application/vnd.ms-sstr+xml", "application/octet-stream", "binary/octet-stream", "application/ogg",
+        "application/mp4",
+    ]
+
+    /// Whether the `Access-Control-Allow-Origin` values admit the origin: exactly one, `*` or the origin.
+    func corsAllows(_ values: [String]) -> Bool {
+        guard values.count == 1 else { return false }
+        let value = values[0].trimmingCharacters(in: .whitespaces)
+        return value == "*" || value == origin
+    }
+
+    /// The media type without parameters, lowercased (`text/vtt; charset=utf-8` → `text/vtt`).
+    static func essence(_ contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        let essence = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+        let trimmed = essence.trimmingCharacters(in: .whitespaces).lowercased()
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// Whether the body starts with `WEBVTT` (after an optional UTF-8 byte-order mark), followed by
+    /// the end, a space, a tab or a line break.
+    static func isWebVTT(_ body: [UInt8]) -> Bool {
+        var bytes = body[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        guard bytes.starts(with: Array("WEBVTT".utf8)) else { return false }
+        guard let next = bytes.dropFirst(6).first else { return true }
+        return [0x20, 0x09, 0x0A, 0x0D].contains(next)
+    }
+
+    /// What is wrong with a response, in the order a browser finds out; `nil` when the content is usable.
+    func problem(with fetch: CastReceiverFetch, requiresCORS: Bool) -> CastReceiverFetchError? {
+        let status = fetch.statusCode ?? 0
+        let isMedia = fetch.kind == .media
+        let acceptable: Set<Int> = isMedia ? [200, 206] : [200]
+        guard acceptable.contains(status) else {
+            return CastReceiverFetchError(code: .httpStatus, message: "HTTP status \(status)")
+        }
+        if isMedia, status == 206 {
+            let range = fetch.contentRange?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            guard range.hasPrefix("bytes 0-") else {
+                return CastReceiverFetchError(
+                    code: .malformedResponse, message: "206 with Content-Range “\(fetch.contentRange ?? "")” for bytes=0-\(prefixLength - 1)")
+            }
+        }
+        if requiresCORS, !fetch.corsAllowed {
+            return CastReceiverFetchError(
+                code: .cors, message: "Access-Control-Allow-Origin does not admit \(origin)")
+        }
+        let type = Self.essence(fetch.contentType)
+        if isMedia {
+            guard let type, type.hasPrefix("video/") || type.hasPrefix("audio/") || type.hasPrefix("image/") || Self.mediaTypes.contains(type) else {
+                return CastReceiverFetchError(
+                    code: .contentType, message: "Content-Type \(fetch.contentType ?? "missing") is not a media type")
+            }
+        } else {
+            guard type == "text/vtt" else {
+                return CastReceiverFetchError(
+                    code: .contentType, message: "Content-Type \(fetch.contentType ?? "missing") is not text/vtt")
+            }
+            guard Self.isWebVTT(fetch.body) else {
+                return CastReceiverFetchError(code: .notWebVTT, message: "the text track does not start with WEBVTT")
+            }
+        }
+        return nil
+    }
+}
+
+extension CastReceiverFetch {
+    /// Copies what a response said into the record (status, types, CORS, body).
+    mutating func fill(from response: HTTPFetchResponse, origin: String) {
+        statusCode = response.status
+        contentType = response.headers.first(name: "Content-Type")
+        contentRange = response.headers.first(name: "Content-Range")
+        body = response.body
+        corsAllowed = MediaFetchCheck(origin: origin, prefixLength: 1)
+            .corsAllows(response.headers[canonicalForm: "Access-Control-Allow-Origin"].map(String.init))
+    }
+}
