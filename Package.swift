@@ -159,15 +159,15 @@ let package = Package(
             // build it as a host tool, which drags swift-protobuf's C++ protoc into the build.
             name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver"],
             path: "Tests/InteropTests", exclude: ["pychromecast_driver.py"]),
-        .testTarget(name: "CastJSONTests", dependencies: ["CastJSON"], path: "Tests/CastJSONTests"),
+        .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
             name: "CastTransportTests",
-            dependencies: ["CastTransport", "CastJSON", .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
+            dependencies: ["CastTestSupport", "CastTransport", "CastJSON", .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
             path: "Tests/CastTransportTests"),
         .testTarget(
             name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON", "CastTestSupport"] + nio,
             path: "Tests/CastChannelsTests"),
-        .testTarget(name: "CastXMLTests", dependencies: ["CastXML"], path: "Tests/CastXMLTests"),
+        .testTarget(name: "CastXMLTests", dependencies: ["CastTestSupport", "CastXML"], path: "Tests/CastXMLTests"),
         .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastJSON", "CastXML"], path: "Tests/CastMetadataTests"),
         // A scripted media receiver and harness shared by the media and queue tests.
         .target(
@@ -191,7 +191,7 @@ let package = Package(
             path: "Tests/CastReceiverTests"),
         .testTarget(
             name: "CastIntentsTests",
-            dependencies: ["CastIntents", "castintents-durability-child", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CastTestSupport", "CastIntents", "castintents-durability-child", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/CastIntentsTests"),
         // Test helper: donates interactions until killed, for CastIntentsTests' durability test.
         .executableTarget(

@@ -2,6 +2,7 @@ import AudioCastKit
 import CastIntents
 import Foundation
 import Testing
+import CastTestSupport
 
 /// Paths of the sample feeds and scratch library directories.
 enum Samples {
@@ -17,17 +18,6 @@ enum Samples {
     }
 }
 
-/// A seeded generator (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("AudioCast library", .serialized)
 struct AudioCastLibraryTests {
@@ -112,10 +102,10 @@ struct AudioCastLibraryTests {
         #expect(status["playbackRate"] == 1.5)
 
         // A shuffled show: reproducible with a seeded generator.
-        var first = SeededGenerator(state: 3)
+        var first = SeededGenerator(seed: 3)
         let shuffled = try await library.play(.item("swift-by-night"), options: PlayOptions(shuffle: true), on: device.cast, using: &first)
         #expect(Set(shuffled.queue) == Set(episodes.map(\.id)))
-        var second = SeededGenerator(state: 3)
+        var second = SeededGenerator(seed: 3)
         let again = try await library.play(.item("swift-by-night"), options: PlayOptions(shuffle: true), on: device.cast, using: &second)
         #expect(again.queue == shuffled.queue)
         await device.close()

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import CastTestSupport
 #endif
 
 /// Donations survive a crash: a child process donating 10 000 interactions is killed with SIGKILL at
@@ -25,7 +26,7 @@ struct DurabilityTests {
         let child = try #require(
             Self.childExecutable(),
             "castintents-durability-child was not built next to the test bundle; run `swift build --build-tests`")
-        var generator = SplitMix64(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         let killAfter = Int(generator.next() % UInt64(Self.donationCount - 1)) + 1  // 1...9_999 acknowledged lines
         let directory = try TemporaryDirectory()
         let path = directory.path("durability.sqlite")

@@ -2,6 +2,7 @@
 import Foundation
 import GRDB
 import Testing
+import CastTestSupport
 
 @Suite("SQLite store: files, schema versions, damaged records")
 struct SQLiteIntentStoreTests {
@@ -134,7 +135,7 @@ struct SQLiteIntentStoreTests {
     @Test func aFileThatIsNotAnIntentStoreIsATypedError() async throws {
         let directory = try TemporaryDirectory()
         let garbage = directory.path("garbage.sqlite")
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         let bytes = (0..<8_192).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         try Data(bytes).write(to: URL(fileURLWithPath: garbage))
         #expect(await castIntentsError { _ = try SQLiteIntentStore(path: garbage) }?.code == .incompatibleSchema)
@@ -220,18 +221,5 @@ struct SQLiteIntentStoreTests {
             #expect(Set(identifiers).count == 150)
         }
         #expect(try await stores[0].checkIntegrity() == [])
-    }
-}
-
-/// A small seeded generator (SplitMix64), so "random" test inputs are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import CastIntents
 import Foundation
 import Testing
+import CastTestSupport
 
 /// The two stores give the same answers to the same seeded random sequence of operations,
 /// including errors and published changes.
@@ -30,7 +31,7 @@ struct StoreEquivalenceTests {
     func randomOperationSequencesGiveIdenticalResults(seed: UInt64) async throws {
         let stores = try StoreKind.allCases.map { try $0.makeStore() }
         let streams = stores.map { $0.changes() }
-        var generator = SplitMix64(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         func pick(_ range: Range<Int>) -> Int { Int(generator.next() % UInt64(range.count)) + range.lowerBound }
         let types: [MediaItemType] = [.podcastEpisode, .song, .podcastShow, .movie]
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CastJSON
+import CastTestSupport
 
 /// The hand-written parser and the tree decoder must agree with Foundation's `JSONDecoder`.
 @Suite struct JSONParserTests {
@@ -59,14 +60,14 @@ import Testing
 
     /// Random values survive serialization and parsing (seeded, so failures reproduce).
     @Test func roundTripsRandomValues() throws {
-        var generator = SplitMix(seed: 0xCA57)
+        var generator = SeededGenerator(seed: 0xCA57)
         for _ in 0..<300 {
             let value = Self.randomValue(depth: 0, &generator)
             #expect(try JSONValue(parsing: value.serialized()) == value)
         }
     }
 
-    static func randomValue(depth: Int, _ generator: inout SplitMix) -> JSONValue {
+    static func randomValue(depth: Int, _ generator: inout SeededGenerator) -> JSONValue {
         let pick = Int(generator.next() % (depth > 3 ? 4 : 6))
         switch pick {
         case 0: return .null
@@ -146,18 +147,5 @@ import Testing
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let value = try JSONValue(parsing: #"{"media_session_id": 7}"#).decode(as: Snake.self, decoder: decoder)
         #expect(value.mediaSessionId == 7)
-    }
-}
-
-/// SplitMix64, a small seeded generator.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

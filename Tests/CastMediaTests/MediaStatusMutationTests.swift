@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import CastMedia
+import CastTestSupport
 
 @Suite("Mutated statuses never crash")
 struct MediaStatusMutationTests {

@@ -4,6 +4,7 @@ import CastMedia
 import Testing
 
 @testable import CastQueue
+import CastTestSupport
 
 @Suite("Declarative setItems plan")
 struct QueueEditPlanTests {

@@ -1,6 +1,7 @@
 @testable import CastTransport
 import Foundation
 import Testing
+import CastTestSupport
 
 /// The hand-written `CastMessage` codec against SwiftProtobuf's generated one.
 @Suite struct WireCodecTests {
@@ -77,7 +78,7 @@ import Testing
     /// A deterministic mutation run: flip, insert and cut bytes of valid bodies; both decoders must agree
     /// on every mutant (the libFuzzer target does the same without bounds).
     @Test func mutantsDecodeAlike() {
-        var generator = SplitMix64(seed: 0xCA57)
+        var generator = SeededGenerator(seed: 0xCA57)
         var agreed = 0
         for round in 0..<3_000 {
             var body = Self.messages[round % Self.messages.count].referenceBody
@@ -101,18 +102,5 @@ import Testing
             }
         }
         #expect(agreed > 2_000)
-    }
-}
-
-/// A small deterministic generator for reproducible mutations.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CastXML
+import CastTestSupport
 
 @Suite("Mutated input never crashes")
 struct CastXMLMutationTests {

@@ -5,6 +5,7 @@ import Castor
 import CastorIntents
 import Foundation
 import Testing
+import CastTestSupport
 
 @Suite("Playing intents on a Cast device", .serialized)
 struct CastIntentPlayerTests {

@@ -95,18 +95,6 @@ struct Podcast: Sendable {
     }
 }
 
-/// A seeded generator (SplitMix64), so shuffled queues are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Waits for something that travels over a real socket, polling; fails after many rounds.
 func eventually(_ what: String, _ condition: () async -> Bool) async throws {

@@ -64,6 +64,7 @@ public final class TLSCastTransport: CastQueueingTransport, CastInboundObserving
         let core = ChannelTransportCore()
         let timeout = TimeAmount.nanoseconds(Int64(configuration.connectTimeout.components.seconds) * 1_000_000_000
             + configuration.connectTimeout.components.attoseconds / 1_000_000_000)
+        let deadline = NIODeadline.now() + timeout
         let handshakeBox = HandshakeBox()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(timeout)
@@ -72,9 +73,22 @@ public final class TLSCastTransport: CastQueueingTransport, CastInboundObserving
                 channel.eventLoop.makeCompletedFuture {
                     let (_, handshake) = try channel.addCastHandlers(role: .client, core: core)
                     handshakeBox.future.withLock { $0 = handshake }
+                    // The handshake's deadline is decided on the event loop, where the handshake
+                    // completes: whichever of the two comes first wins, however late this task
+                    // resumes (a busy cooperative pool must not turn a finished handshake into a
+                    // timeout, nor leave a timer to close a connection already handed out).
+                    let settled = HandshakeSettled()
+                    let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
+                        guard settled.flag.withLock({ !$0 }) else { return }
+                        core.record(CastTransportError(code: .connectTimeout, message: "TLS handshake with \(host):\(port) timed out"))
+                        channel.close(promise: nil)
+                    }
+                    handshake.whenComplete { _ in
+                        settled.flag.withLock { $0 = true }
+                        timer.cancel()
+                    }
                 }
             }
-        let deadline = ContinuousClock.now.advanced(by: configuration.connectTimeout)
         let channel: any Channel
         do {
             channel = try await bootstrap.connect(host: host, port: port).get()
@@ -82,22 +96,10 @@ public final class TLSCastTransport: CastQueueingTransport, CastInboundObserving
             throw connectError(error, host: host, port: port)
         }
         let handshake = handshakeBox.future.withLock { $0 }!
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        // The timer and the handshake's completion both run on the channel's event loop, so the
-        // flag decides once which of the two happened first.
-        let settled = HandshakeSettled()
-        handshake.whenComplete { _ in settled.flag.withLock { $0 = true } }
-        let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(max(0, Int64(remaining.components.seconds) * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000))) {
-            guard settled.flag.withLock({ !$0 }) else { return }
-            core.record(CastTransportError(code: .connectTimeout, message: "TLS handshake with \(host):\(port) timed out"))
-            channel.close(promise: nil)
-        }
         do {
             let completed = try await handshake.get()
-            timer.cancel()
             return TLSCastTransport(channel: channel, core: core, handshake: completed)
         } catch {
-            timer.cancel()
             channel.close(promise: nil)
             throw core.closeReason ?? ChannelTransportCore.transportError(from: error)
         }
