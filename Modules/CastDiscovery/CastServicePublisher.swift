@@ -1,4 +1,5 @@
 internal import CAvahiClient
+import CastChannels
 import Foundation
 import Synchronization
 
@@ -35,6 +36,7 @@ public final class CastServicePublisher: Sendable {
     /// The configuration.
     public let configuration: Configuration
     private let core = Mutex<AvahiPublisherCore?>(nil)
+    private let registered = CastBroadcaster<String>()
 
     /// Creates a publisher; nothing is advertised until ``publish(name:port:txt:subtypes:)``.
     public init(configuration: Configuration = Configuration()) {
@@ -71,7 +73,7 @@ public final class CastServicePublisher: Sendable {
             name: name, type: configuration.serviceType, port: UInt16(port), txt: txt,
             subtypes: applicationIDs.map { CastDevice.serviceSubtype(applicationID: $0, serviceType: configuration.serviceType) },
             interface: interfaceIndex, maxCollisions: configuration.maxCollisions)
-        let new = try AvahiPublisherCore(service: service)
+        let new = try AvahiPublisherCore(service: service) { [registered] name in registered.yield(name) }
         core.withLock { $0 = new }
         do {
             return try await new.waitEstablished()
@@ -97,6 +99,17 @@ public final class CastServicePublisher: Sendable {
     /// The instance name currently registered, or `nil`.
     public var registeredName: String? { core.withLock { $0 }?.registeredName }
 
+    /// Every registration avahi-daemon confirms from now on, as the instance name registered:
+    /// the one ``publish(name:port:txt:subtypes:)`` returns, then each later one — an
+    /// alternative name after a conflict found once the service was already up (two hosts that
+    /// probed at the same moment, or a network that joined two segments), or the same name again
+    /// after the daemon restarted.
+    ///
+    /// mDNS settles a conflict between two hosts by renaming one of them, and either may lose:
+    /// watch this to learn that the name you announced to your user is no longer yours. The
+    /// sequence ends when the publisher is deinitialized.
+    public func registrations() -> AsyncStream<String> { registered.subscribe() }
+
     /// Stops advertising (Avahi sends goodbye packets, so browsers see a removal at once).
     public func withdraw() async {
         let old = core.withLock { current -> AvahiPublisherCore? in
@@ -106,7 +119,10 @@ public final class CastServicePublisher: Sendable {
         old?.shutdown()
     }
 
-    deinit { core.withLock { $0?.shutdown() } }
+    deinit {
+        core.withLock { $0?.shutdown() }
+        registered.finish()
+    }
 }
 
 /// The part of the publisher that lives with the C handles (state touched on the poll thread,
@@ -131,9 +147,12 @@ final class AvahiPublisherCore: @unchecked Sendable {
     private var outcome: Result<String, CastDiscoveryError>?
     private var waiter: CheckedContinuation<String, any Error>?
     private let nameBox = Mutex<String?>(nil)
+    private let established: @Sendable (String) -> Void
 
-    init(service: Service) throws(CastDiscoveryError) {
+    /// `established` is called on the poll thread with each name avahi-daemon confirms.
+    init(service: Service, established: @escaping @Sendable (String) -> Void) throws(CastDiscoveryError) {
         self.service = service
+        self.established = established
         poll = try AvahiPollHandle()
         var error: Int32 = 0
         let pointer = avahi_client_new(poll.api, AvahiClientFlags(0), avahiPublisherClientCallback,
@@ -254,6 +273,7 @@ final class AvahiPublisherCore: @unchecked Sendable {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
             nameBox.withLock { $0 = service.name }
             finish(.success(service.name))
+            established(service.name)
         case AVAHI_ENTRY_GROUP_COLLISION:
             guard nextName(), let group else { return }
             avahi_entry_group_reset(group.pointer)

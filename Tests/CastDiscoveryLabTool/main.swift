@@ -3,7 +3,10 @@
 //
 //   CastDiscoveryLabTool publish --name N --port P [--subtype APPID] [--interface IF] key=value...
 //       publishes, prints {"published": NAME}; each stdin line "txt<TAB>key=value<TAB>..." replaces the
-//       TXT record and prints {"updated": true}; at stdin EOF withdraws and exits.
+//       TXT record and prints {"updated": true}; every registration avahi-daemon confirms (the
+//       first, and a rename after a late conflict) prints {"registered": NAME}; a stdin line "name"
+//       prints {"name": REGISTERED-NAME}; at stdin EOF
+//       withdraws and exits.
 //   CastDiscoveryLabTool browse [--interface IF] [--app APPID]
 //       prints {"event": "added|updated|removed|diagnostic", ...} lines until stdin EOF.
 //   CastDiscoveryLabTool discover --timeout SECONDS [--interface IF]
@@ -74,6 +77,10 @@ do {
     switch command {
     case "publish":
         let publisher = CastServicePublisher(configuration: .init(interface: option("--interface", in: rest)))
+        let registrations = publisher.registrations()
+        Task { @MainActor in
+            for await name in registrations { emit(["registered": name]) }
+        }
         let name = try await publisher.publish(
             name: option("--name", in: rest) ?? "Castor-Lab", port: Int(option("--port", in: rest) ?? "8009") ?? 8009,
             txt: try txtRecord(positional(rest)), subtypes: option("--subtype", in: rest).map { [$0] } ?? [])
@@ -83,6 +90,8 @@ do {
             if words.first == "txt" {
                 try await publisher.update(txt: try txtRecord(Array(words.dropFirst())))
                 emit(["updated": true])
+            } else if words.first == "name" {
+                emit(["name": publisher.registeredName ?? ""])
             }
         }
         await publisher.withdraw()
