@@ -1,4 +1,4 @@
-public import CastJSON
+internal import CastJSON
 public import CastTransport
 public import Logging
 import Synchronization

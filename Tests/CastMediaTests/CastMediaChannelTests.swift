@@ -143,7 +143,7 @@ struct CastMediaChannelTests {
         let harness = try await MediaHarness.make()
         defer { Task { await harness.close() } }
         try await harness.media.load(Self.movie)
-        harness.receiver.silentTypes.withLock { $0.insert("PAUSE") }
+        _ = harness.receiver.silentTypes.withLock { $0.insert("PAUSE") }
         let pause = Task { try await harness.media.pause() }
         // The connection's one deadline task sleeps until the earliest deadline in flight (armed by
         // LOAD, no later than PAUSE's, on a clock that has not moved); it wakes again for PAUSE's.
@@ -161,7 +161,7 @@ struct CastMediaChannelTests {
         let harness = try await MediaHarness.make()
         defer { Task { await harness.close() } }
         try await harness.media.load(Self.movie)
-        harness.receiver.silentTypes.withLock { $0.insert("PAUSE") }
+        _ = harness.receiver.silentTypes.withLock { $0.insert("PAUSE") }
         let pause = Task { try await harness.media.pause() }
         try await waitUntil("PAUSE reaches the receiver") { !harness.receiver.requests(ofType: "PAUSE").isEmpty }
         harness.receiverEnd.fail(CastTransportError(code: .closed, message: "cable cut"))

@@ -1,5 +1,5 @@
-public import CastChannels
-public import CastMedia
+internal import CastChannels
+internal import CastMedia
 
 /// A failure of the Castor façade: a session that cannot start, a command that failed, a lost connection.
 public struct CastError: Error, Sendable, CustomStringConvertible {
