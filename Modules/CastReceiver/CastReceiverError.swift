@@ -1,9 +1,11 @@
-/// Why the emulated receiver could not do what was asked.
+/// Why the emulated receiver could not do what was asked, or could not fetch what a LOAD names.
 public struct CastReceiverError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, for matching in `catch` clauses.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case alreadyStarted, invalidConfiguration, listenFailed, advertiseFailed
+            case invalidURL, connectionFailed, timedOut, malformedResponse, responseTooLarge
+            case httpStatus, contentType, cors, notWebVTT
         }
         private let base: Base
         /// ``CastReceiver/start()`` was called on a receiver that is running or was stopped.
@@ -14,6 +16,27 @@ public struct CastReceiverError: Error, Sendable, Hashable, CustomStringConverti
         public static let listenFailed = Code(base: .listenFailed)
         /// The advertiser could not publish the device.
         public static let advertiseFailed = Code(base: .advertiseFailed)
+
+        // Why a fetch of media or a text track failed (``CastReceiverFetch/error``).
+
+        /// The URL has no host, or a port out of range.
+        public static let invalidURL = Code(base: .invalidURL)
+        /// The connection could not be made or broke before the response ended.
+        public static let connectionFailed = Code(base: .connectionFailed)
+        /// The fetch took longer than ``CastReceiverMediaFetching/timeout``.
+        public static let timedOut = Code(base: .timedOut)
+        /// The response is not valid HTTP/1.1 (or a 206 for another range than the one asked for).
+        public static let malformedResponse = Code(base: .malformedResponse)
+        /// The response head or the text track exceeds its limit.
+        public static let responseTooLarge = Code(base: .responseTooLarge)
+        /// The status code is not 200 or 206.
+        public static let httpStatus = Code(base: .httpStatus)
+        /// The `Content-Type` is missing or not one a player accepts for this content.
+        public static let contentType = Code(base: .contentType)
+        /// CORS is required and `Access-Control-Allow-Origin` does not admit the receiver's origin.
+        public static let cors = Code(base: .cors)
+        /// A text track whose body does not start with `WEBVTT`.
+        public static let notWebVTT = Code(base: .notWebVTT)
         /// The code's name.
         public var description: String { base.rawValue }
     }

@@ -34,13 +34,13 @@ public struct CastReceiverFetch: Sendable, Hashable, CustomStringConvertible {
     /// The body bytes received (at most the requested range, or the text track limit).
     public var body: [UInt8]
     /// Why the fetch failed; `nil` when the content is usable.
-    public var error: CastReceiverFetchError?
+    public var error: CastReceiverError?
 
     /// Creates a fetch record.
     public init(
         kind: Kind, url: String, requestId: Int, requestedRange: ClosedRange<Int>? = nil, statusCode: Int? = nil,
         contentType: String? = nil, contentRange: String? = nil, corsAllowed: Bool = false, body: [UInt8] = [],
-        error: CastReceiverFetchError? = nil
+        error: CastReceiverError? = nil
     ) {
         self.kind = kind
         self.url = url

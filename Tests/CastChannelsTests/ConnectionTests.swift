@@ -131,15 +131,19 @@ struct ConnectionTests {
         await connection.close()
     }
 
-    @Test func requestDeadlineOnAnInjectedClock() async throws {
+    /// A started connection to a fake device on a manual clock, with heartbeats far apart.
+    static func startedOnManualClock() async throws -> (FakeDevice, ManualClock, CastConnection) {
         let device = FakeDevice()
         let clock = ManualClock()
         let connection = CastConnection(
             transport: device.senderEnd, configuration: .init(heartbeatInterval: .seconds(60), livenessTimeout: .seconds(120)),
             clock: clock)
         try await connection.start()
-        let silent = CastMessage.Payload.string("{}")
-        _ = silent
+        return (device, clock, connection)
+    }
+
+    @Test func requestDeadlineOnAnInjectedClock() async throws {
+        let (device, clock, connection) = try await Self.startedOnManualClock()
         let task = Task {
             try await connection.request(["type": "NO_ANSWER"], namespace: "urn:x-cast:com.google.cast.receiver",
                                          destinationId: "receiver-0", timeout: .seconds(3))
@@ -156,12 +160,7 @@ struct ConnectionTests {
     }
 
     @Test func anEarlierDeadlineRearmsTheOneDeadlineTask() async throws {
-        let device = FakeDevice()
-        let clock = ManualClock()
-        let connection = CastConnection(
-            transport: device.senderEnd, configuration: .init(heartbeatInterval: .seconds(60), livenessTimeout: .seconds(120)),
-            clock: clock)
-        try await connection.start()
+        let (device, clock, connection) = try await Self.startedOnManualClock()
         let namespace = "urn:x-cast:com.google.cast.receiver"
         let long = Task {
             try await connection.request(["type": "LONG"], namespace: namespace, destinationId: "receiver-0", timeout: .seconds(30))

@@ -32,9 +32,9 @@ struct LabDiscoveryTests {
 
     /// Whether `process` reported a registration under `name` (already read, or still to come).
     static func reportedRegistration(_ process: LabProcess, _ name: String) async -> Bool {
-        func matches(_ line: String) -> Bool { line == #"{"registered":"\#(name)"}"# }
-        if process.transcript.contains(where: matches) { return true }
-        return await process.next { $0["registered"] as? String == name } != nil
+        func matches(_ event: [String: Any]) -> Bool { event["registered"] as? String == name }
+        if process.didPrint(where: matches) { return true }
+        return await process.next(where: matches) != nil
     }
 
     static func device(_ event: [String: Any]) -> [String: Any] { event["device"] as? [String: Any] ?? [:] }

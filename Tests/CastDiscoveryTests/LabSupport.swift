@@ -210,12 +210,19 @@ final class LabProcess: @unchecked Sendable {
         defer { self.iterator = iterator }
         while let line = await iterator.next() {
             transcript.append(line)
-            if let data = line.data(using: .utf8),
-                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], predicate(object) {
-                return object
-            }
+            if let object = Self.object(line), predicate(object) { return object }
         }
         return nil
+    }
+
+    /// Whether a line already read (in ``transcript``) satisfies `predicate`.
+    func didPrint(where predicate: ([String: Any]) -> Bool) -> Bool {
+        transcript.contains { Self.object($0).map(predicate) ?? false }
+    }
+
+    /// A line as a JSON object; `nil` when it is not one.
+    static func object(_ line: String) -> [String: Any]? {
+        try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
     }
 
     /// Waits for the process to exit (after ``closeInput()``) and reaps it.

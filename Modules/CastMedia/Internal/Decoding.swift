@@ -33,6 +33,20 @@ extension JSONObjectReader {
     /// The array member `key` with every element read by `make`; `nil` when missing, not an array, or when
     /// any element is unreadable (all or nothing, like a lenient `[Model]`).
     func models<Model>(_ key: Key, _ make: (JSONValue) throws(JSONError) -> Model) -> [Model]? {
+        elements(key, make, skippingUnreadable: false)
+    }
+
+    /// The array member `key` with the readable elements; unreadable ones are skipped, a missing member or
+    /// another type reads as empty.
+    func readableModels<Model>(_ key: Key, _ make: (JSONValue) throws(JSONError) -> Model) -> [Model] {
+        elements(key, make, skippingUnreadable: true) ?? []
+    }
+
+    /// The elements of array member `key` read by `make`; `nil` when missing, not an array, or (unless
+    /// `skippingUnreadable`) when an element is unreadable.
+    private func elements<Model>(
+        _ key: Key, _ make: (JSONValue) throws(JSONError) -> Model, skippingUnreadable: Bool
+    ) -> [Model]? {
         guard case .array(let elements)? = self[key] else { return nil }
         var result: [Model] = []
         result.reserveCapacity(elements.count)
@@ -40,23 +54,8 @@ extension JSONObjectReader {
             do {
                 result.append(try make(element))
             } catch {
+                if skippingUnreadable { continue }
                 return nil
-            }
-        }
-        return result
-    }
-
-    /// The array member `key` with the readable elements; unreadable ones are skipped, a missing member or
-    /// another type reads as empty.
-    func readableModels<Model>(_ key: Key, _ make: (JSONValue) throws(JSONError) -> Model) -> [Model] {
-        guard case .array(let elements)? = self[key] else { return [] }
-        var result: [Model] = []
-        result.reserveCapacity(elements.count)
-        for element in elements {
-            do {
-                result.append(try make(element))
-            } catch {
-                continue
             }
         }
         return result

@@ -154,33 +154,33 @@ package struct JSONObjectReader<Key: JSONMemberKey> {
     /// The number member `key`; `nil` when missing or `null`.
     /// - Throws: `JSONError` (`typeMismatch`) for another type.
     package func strictDouble(_ key: Key) throws(JSONError) -> Double? {
-        guard let value = self[key] else { return nil }
-        guard case .number(let number) = value else { throw mismatch(key, expected: "a number") }
-        return number
+        try strict(key, expected: "a number") { $0.doubleValue }
     }
 
     /// The integer member `key`; `nil` when missing or `null`.
     /// - Throws: `JSONError` (`typeMismatch`) for another type or an inexact number.
     package func strictInt(_ key: Key) throws(JSONError) -> Int? {
-        guard let value = self[key] else { return nil }
-        guard let integer = value.exactInt else { throw mismatch(key, expected: "an integer") }
-        return integer
+        try strict(key, expected: "an integer") { $0.exactInt }
     }
 
     /// The Boolean member `key`; `nil` when missing or `null`.
     /// - Throws: `JSONError` (`typeMismatch`) for another type.
     package func strictBool(_ key: Key) throws(JSONError) -> Bool? {
-        guard let value = self[key] else { return nil }
-        guard case .bool(let bool) = value else { throw mismatch(key, expected: "a Boolean") }
-        return bool
+        try strict(key, expected: "a Boolean") { $0.boolValue }
     }
 
     /// The string member `key`; `nil` when missing or `null`.
     /// - Throws: `JSONError` (`typeMismatch`) for another type.
     package func strictString(_ key: Key) throws(JSONError) -> String? {
+        try strict(key, expected: "a string") { $0.stringValue }
+    }
+
+    /// Member `key` as read by `extract`; `nil` when missing or `null`.
+    /// - Throws: `JSONError` (`typeMismatch`, naming `expected`) when `extract` finds no value.
+    private func strict<Value>(_ key: Key, expected: String, _ extract: (JSONValue) -> Value?) throws(JSONError) -> Value? {
         guard let value = self[key] else { return nil }
-        guard case .string(let string) = value else { throw mismatch(key, expected: "a string") }
-        return string
+        guard let extracted = extract(value) else { throw mismatch(key, expected: expected) }
+        return extracted
     }
 
     /// The error for member `key` not being what was expected.

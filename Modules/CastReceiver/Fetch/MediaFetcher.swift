@@ -27,7 +27,7 @@ struct MediaFetcher: Sendable {
         }
         for index in plan.targets.indices {
             if let fetch = results[index], let error = fetch.error {
-                return MediaFetchFailure(url: fetch.url, detailedErrorCode: error.detailedErrorCode)
+                return MediaFetchFailure(url: fetch.url, detailedErrorCode: Self.detailedErrorCode(for: error))
             }
         }
         return nil
@@ -40,7 +40,7 @@ struct MediaFetcher: Sendable {
             kind: target.kind, url: target.url, requestId: requestId,
             requestedRange: isMedia ? 0...(settings.mediaPrefixLength - 1) : nil)
         guard let url = HTTPURL(parsing: target.url) else {
-            record.error = CastReceiverFetchError(code: .invalidURL, message: "not a valid http:// URL")
+            record.error = CastReceiverError(code: .invalidURL, message: "not a valid http:// URL")
             return record
         }
         var headers = HTTPHeaders()
@@ -62,16 +62,16 @@ struct MediaFetcher: Sendable {
                     connectTimeout: settings.timeout)
             }
         } catch let failure as HTTPFetchFailure {
-            let code: CastReceiverFetchError.Code = switch failure.reason {
+            let code: CastReceiverError.Code = switch failure.reason {
             case .connect, .closedEarly: .connectionFailed
             case .malformed: .malformedResponse
             case .tooLarge: .responseTooLarge
             }
-            record.error = CastReceiverFetchError(code: code, message: failure.message, cause: failure.cause)
+            record.error = CastReceiverError(code: code, message: failure.message, cause: failure.cause)
             if let partial = failure.partial { record.fill(from: partial, origin: settings.origin) }
             return record
         } catch {
-            record.error = CastReceiverFetchError(
+            record.error = CastReceiverError(
                 code: .timedOut, message: "no complete response within \(settings.timeout)")
             return record
         }
@@ -99,6 +99,12 @@ struct MediaFetcher: Sendable {
             guard let first = try await group.next(), let value = first else { throw DeadlinePassed() }
             return value
         }
+    }
+
+    /// The `detailedErrorCode` of the LOAD_FAILED a device sends for a failed fetch: 104
+    /// (MEDIA_SRC_NOT_SUPPORTED) for content the player rejects, 103 (MEDIA_NETWORK) otherwise.
+    static func detailedErrorCode(for error: CastReceiverError) -> Int {
+        [.contentType, .cors, .notWebVTT].contains(error.code) ? 104 : 103
     }
 }
 
@@ -140,37 +146,37 @@ struct MediaFetchCheck: Sendable {
     }
 
     /// What is wrong with a response, in the order a browser finds out; `nil` when the content is usable.
-    func problem(with fetch: CastReceiverFetch, requiresCORS: Bool) -> CastReceiverFetchError? {
+    func problem(with fetch: CastReceiverFetch, requiresCORS: Bool) -> CastReceiverError? {
         let status = fetch.statusCode ?? 0
         let isMedia = fetch.kind == .media
         let acceptable: Set<Int> = isMedia ? [200, 206] : [200]
         guard acceptable.contains(status) else {
-            return CastReceiverFetchError(code: .httpStatus, message: "HTTP status \(status)")
+            return CastReceiverError(code: .httpStatus, message: "HTTP status \(status)")
         }
         if isMedia, status == 206 {
             let range = fetch.contentRange?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             guard range.hasPrefix("bytes 0-") else {
-                return CastReceiverFetchError(
+                return CastReceiverError(
                     code: .malformedResponse, message: "206 with Content-Range “\(fetch.contentRange ?? "")” for bytes=0-\(prefixLength - 1)")
             }
         }
         if requiresCORS, !fetch.corsAllowed {
-            return CastReceiverFetchError(
+            return CastReceiverError(
                 code: .cors, message: "Access-Control-Allow-Origin does not admit \(origin)")
         }
         let type = Self.essence(fetch.contentType)
         if isMedia {
             guard let type, type.hasPrefix("video/") || type.hasPrefix("audio/") || type.hasPrefix("image/") || Self.mediaTypes.contains(type) else {
-                return CastReceiverFetchError(
+                return CastReceiverError(
                     code: .contentType, message: "Content-Type \(fetch.contentType ?? "missing") is not a media type")
             }
         } else {
             guard type == "text/vtt" else {
-                return CastReceiverFetchError(
+                return CastReceiverError(
                     code: .contentType, message: "Content-Type \(fetch.contentType ?? "missing") is not text/vtt")
             }
             guard Self.isWebVTT(fetch.body) else {
-                return CastReceiverFetchError(code: .notWebVTT, message: "the text track does not start with WEBVTT")
+                return CastReceiverError(code: .notWebVTT, message: "the text track does not start with WEBVTT")
             }
         }
         return nil
