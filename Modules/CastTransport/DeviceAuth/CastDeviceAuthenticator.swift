@@ -74,6 +74,7 @@ public struct CastDeviceAuthenticator: Sendable {
     /// Verifies the receiver's reply to `challenge`.
     /// - Parameters:
     ///   - reply: the first message received on ``namespace``.
+    ///   - challenge: the challenge that was sent.
     ///   - peerCertificateDER: the TLS server certificate the connection saw (DER).
     ///   - now: the verification time.
     /// - Throws: ``CastDeviceAuthError``, one code per failed check.
