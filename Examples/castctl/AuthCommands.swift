@@ -14,9 +14,10 @@ struct Auth: AsyncParsableCommand {
             REVOCATION_CHECK_FAILED_WITHOUT_CRL, CRL_EXPIRED_AFTER_INITIAL_VERIFICATION; and \
             SIGNATURE_VERIFICATION_FAILED, CHALLENGE_FAILED). With --json one object is printed: \
             {"result": R, "code": C, "message": M} (code null on success). Exit status: 0 only for SUCCESS, \
-            1 for any other result, 2 when an input cannot be read (one line on standard error).
+            1 for any other result, 2 when an input cannot be read or the device cannot be reached (one line on \
+            standard error).
             """,
-        subcommands: [VerifyPath.self, VerifySignature.self, Show.self])
+        subcommands: [VerifyPath.self, VerifySignature.self, AuthShow.self])
 }
 
 /// Options every `auth` subcommand shares: extra roots and JSON output.

@@ -4,9 +4,9 @@ import CastTransport
 import Foundation
 
 /// `castctl auth show HOST`: connect, challenge, and print what the device answered and the verdict.
-struct Show: AsyncParsableCommand {
+struct AuthShow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Challenge a device and print its certificate chain, policies, CRL and the verdict.",
+        commandName: "show", abstract: "Challenge a device and print its certificate chain, policies, CRL and the verdict.",
         discussion: """
             Connects over TLS, sends the device-authentication challenge as Chrome does, waits for the answer \
             (at most --timeout seconds in all), and verifies it at the current time. The TLS certificate, \
