@@ -3,7 +3,7 @@ import Testing
 
 @_spi(Fuzzing) @testable import CastTransport
 
-@Suite("Device-auth fuzz entry point")
+@Suite("Device-auth fuzz entry point", .serialized)
 struct DeviceAuthFuzzTests {
     @Test("random, truncated and bit-flipped replies never crash the parser and verifier")
     func fuzzInputs() throws {

@@ -6,7 +6,9 @@ import Testing
 /// Device authentication against the test data Google's own Cast implementations must pass (Open Screen,
 /// `test/data/cast/common/certificate/`; see `OpenScreen/README.md`). Expected results come from that data
 /// and from Open Screen's runners (`cast_crl_unittest.cc`, `cast_cert_validator_unittest.cc`), not from us.
-@Suite("Open Screen conformance: device-certificate suite, real chains, signed data")
+/// Serialized: the tests are synchronous CPU work, and one at a time leaves the other cooperative threads to
+/// the suites whose real-time heartbeats must keep ticking.
+@Suite("Open Screen conformance: device-certificate suite, real chains, signed data", .serialized)
 struct OpenScreenConformanceTests {
     // MARK: testsuite1.pb
 
