@@ -93,7 +93,10 @@ struct DeviceAuthVerificationTests {
         let misbehaviour: CastDeviceAuthMisbehaviour
         let expected: CastDeviceAuthError.Code
         let enforceNonce: Bool
-        var testDescription: String { "\(misbehaviour) → \(expected)\(enforceNonce ? " (nonce enforced)" : "")" }
+        var requireCRL = false
+        var testDescription: String {
+            "\(misbehaviour) → \(expected)\(enforceNonce ? " (nonce enforced)" : "")\(requireCRL ? " (CRL required)" : "")"
+        }
     }
 
     static let misbehaviours: [MisbehaviourCase] = [
@@ -104,7 +107,7 @@ struct DeviceAuthVerificationTests {
         MisbehaviourCase(misbehaviour: .answerWithError, expected: .receiverError, enforceNonce: false),
         MisbehaviourCase(misbehaviour: .revokedByPublicKey, expected: .revoked, enforceNonce: false),
         MisbehaviourCase(misbehaviour: .revokedBySerialNumber, expected: .revoked, enforceNonce: false),
-        MisbehaviourCase(misbehaviour: .invalidCRL, expected: .invalidCRL, enforceNonce: false),
+        MisbehaviourCase(misbehaviour: .invalidCRL, expected: .invalidCRL, enforceNonce: false, requireCRL: true),
     ]
 
     @Test("each misbehaviour is rejected with its own error code", arguments: misbehaviours)
@@ -113,7 +116,7 @@ struct DeviceAuthVerificationTests {
             deviceID: "Castor-Misbehaving", misbehaviour: testCase.misbehaviour)
         let tls = try DeviceAuthFixtures.tls.get()
         let authenticator = try DeviceAuthFixtures.authenticator(
-            CastDeviceAuthPolicy(mode: .require, enforceNonce: testCase.enforceNonce))
+            CastDeviceAuthPolicy(mode: .require, enforceNonce: testCase.enforceNonce, requireCRL: testCase.requireCRL))
         for hash in CastDeviceAuthHashAlgorithm.allCases {
             let code = deviceAuthErrorCode {
                 try deviceAuthExchange(device, authenticator: authenticator, tlsCertificateDER: tls.certificateDER, hash: hash)
@@ -283,13 +286,13 @@ struct DeviceAuthVerificationTests {
                 try authenticator.verify(reply: reply, to: challenge, peerCertificateDER: tls.certificateDER, now: Date())
             } == .malformedResponse, "\(reply)")
         }
-        // A response whose device certificate is garbage.
         let device = try DeviceAuthFixtures.device.get()
         let reply = try #require(device.respond(to: challenge.message, tlsCertificateDER: tls.certificateDER))
+        // A response whose device certificate is garbage: the path step reports it.
         let garbled = try rewriteResponse(reply) { $0.clientAuthCertificate = Data([0x30, 0x03, 0x01, 0x01, 0x00]) }
         #expect(deviceAuthErrorCode {
             try authenticator.verify(reply: garbled, to: challenge, peerCertificateDER: tls.certificateDER, now: Date())
-        } == .malformedResponse)
+        } == .malformedCertificate)
     }
 
     @Test("a reply signed with RSASSA-PSS is an unsupported algorithm; a PSS challenge gets SIGNATURE_ALGORITHM_UNAVAILABLE")
@@ -340,7 +343,7 @@ struct DeviceAuthVerificationTests {
 
     // MARK: CRL policy
 
-    @Test("without a CRL the device is verified unless the policy requires one")
+    @Test("without a CRL the device is verified unless the policy requires one (missingCRL)")
     func crlRequirement() throws {
         let device = try DeviceAuthFixtures.authority.get().issueDevice(deviceID: "Castor-No-CRL", includeCRL: false)
         let tls = try DeviceAuthFixtures.tls.get()
@@ -350,34 +353,38 @@ struct DeviceAuthVerificationTests {
             try deviceAuthExchange(
                 device, authenticator: DeviceAuthFixtures.authenticator(CastDeviceAuthPolicy(requireCRL: true)),
                 tlsCertificateDER: tls.certificateDER)
-        } == .invalidCRL)
+        } == .missingCRL)
     }
 
-    @Test("a CRL outside its validity window, or signed under an untrusted CRL root, is invalid")
+    @Test("a CRL outside its validity window, signed under an untrusted CRL root, or garbage is invalidCRL when required, set aside when optional")
     func crlWindowAndRoot() throws {
         let authority = try DeviceAuthFixtures.authority.get()
         let device = try DeviceAuthFixtures.device.get()
         let tls = try DeviceAuthFixtures.tls.get()
         let stale = try authority.makeCRLBundle(now: Date().addingTimeInterval(-60 * 24 * 3600), validity: 24 * 3600)
-        let withStale = CastDeviceCredentials(
-            deviceCertificateDER: device.deviceCertificateDER, intermediateCertificatesDER: device.intermediateCertificatesDER,
-            privateKeyPEM: device.privateKeyPEM, crlBundle: stale, misbehaviour: .none)
-        #expect(deviceAuthErrorCode {
-            try deviceAuthExchange(withStale, authenticator: DeviceAuthFixtures.authenticator(), tlsCertificateDER: tls.certificateDER)
-        } == .invalidCRL)
+        func withCRL(_ bundle: [UInt8]) -> CastDeviceCredentials {
+            CastDeviceCredentials(
+                deviceCertificateDER: device.deviceCertificateDER, intermediateCertificatesDER: device.intermediateCertificatesDER,
+                privateKeyPEM: device.privateKeyPEM, crlBundle: bundle, misbehaviour: .none)
+        }
         // Trust the device root but the public Cast CRL root: the test CRL signer is untrusted.
         let mixed = try CastTrustStore(deviceRootsPEM: authority.rootCertificatePEM).merging(
             CastTrustStore(deviceRootsDER: [CastRootCertificates.castRootCA], crlRootsDER: [CastRootCertificates.castCRLRootCA]))
-        #expect(deviceAuthErrorCode {
-            try deviceAuthExchange(device, authenticator: CastDeviceAuthenticator(trustStore: mixed), tlsCertificateDER: tls.certificateDER)
-        } == .invalidCRL)
-        // Garbage CRL bytes.
-        let garbage = CastDeviceCredentials(
-            deviceCertificateDER: device.deviceCertificateDER, intermediateCertificatesDER: device.intermediateCertificatesDER,
-            privateKeyPEM: device.privateKeyPEM, crlBundle: [0x0A, 0x05, 0x01], misbehaviour: .none)
-        #expect(deviceAuthErrorCode {
-            try deviceAuthExchange(garbage, authenticator: DeviceAuthFixtures.authenticator(), tlsCertificateDER: tls.certificateDER)
-        } == .invalidCRL)
+        let cases: [(CastDeviceCredentials, CastTrustStore)] = [
+            (withCRL(stale), authority.trustStore), (device, mixed), (withCRL([0x0A, 0x05, 0x01]), authority.trustStore),
+        ]
+        for (credentials, store) in cases {
+            let required = CastDeviceAuthenticator(trustStore: store, policy: CastDeviceAuthPolicy(requireCRL: true))
+            #expect(deviceAuthErrorCode {
+                try deviceAuthExchange(credentials, authenticator: required, tlsCertificateDER: tls.certificateDER)
+            } == .invalidCRL)
+            // Optional (the default), as Chrome and Open Screen: verified without the CRL, and the reason is kept.
+            let result = try deviceAuthExchange(
+                credentials, authenticator: CastDeviceAuthenticator(trustStore: store), tlsCertificateDER: tls.certificateDER)
+            #expect(!result.crlChecked)
+            #expect(result.certificatePath?.crl == nil)
+            #expect(result.certificatePath?.unusedCRLReason?.code == .invalidCRL)
+        }
     }
 
     @Test("a CRL revoking the intermediate's key or a serial range around the device rejects the chain")

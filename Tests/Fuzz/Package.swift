@@ -28,5 +28,8 @@ let package = Package(
         .executableTarget(
             name: "FuzzAuthResponse",
             dependencies: [.product(name: "CastTransport", package: "Castor")]),
+        .executableTarget(
+            name: "FuzzCertificatePath",
+            dependencies: [.product(name: "CastTransport", package: "Castor")]),
     ]
 )

@@ -9,6 +9,7 @@ public struct CastDeviceAuthError: Error, Sendable, Hashable, CustomStringConver
             case expiredTLSCertificate, tlsCertificateValidTooLong, invalidTLSCertificate
             case untrustedChain, weakKey, badSignature, nonceMismatch, revoked, unsupportedAlgorithm
             case receiverError, malformedResponse, invalidCRL, noResponse
+            case malformedCertificate, missingCRL, crlExpiredAfterVerification
             case invalidCredentials, signingFailed
         }
         private let base: Base
@@ -21,7 +22,7 @@ public struct CastDeviceAuthError: Error, Sendable, Hashable, CustomStringConver
         /// The TLS peer certificate is missing or cannot be parsed.
         public static let invalidTLSCertificate = Code(.invalidTLSCertificate)
         /// The device certificate chain does not build to a trusted root, or breaks a constraint
-        /// (CA flag, key usage, path length, validity, unknown critical extension).
+        /// (CA flag, key usage, path length, name constraints, validity, RSA key, unknown critical extension).
         public static let untrustedChain = Code(.untrustedChain)
         /// A certificate of the chain has an RSA key shorter than 2048 bits.
         public static let weakKey = Code(.weakKey)
@@ -32,15 +33,24 @@ public struct CastDeviceAuthError: Error, Sendable, Hashable, CustomStringConver
         public static let nonceMismatch = Code(.nonceMismatch)
         /// The device's CRL revokes a certificate of the chain.
         public static let revoked = Code(.revoked)
-        /// The reply uses a signature scheme, hash or key type other than RSASSA-PKCS1-v1_5 with SHA-1/SHA-256 and RSA.
+        /// The reply's signature scheme is not RSASSA-PKCS1-v1_5, or the device certificate whose key should
+        /// verify a signature does not hold an RSA key.
         public static let unsupportedAlgorithm = Code(.unsupportedAlgorithm)
         /// The receiver answered with an `AuthError` (see ``CastDeviceAuthError/receiverErrorType``).
         public static let receiverError = Code(.receiverError)
         /// The reply is not a binary `DeviceAuthMessage` on the device-auth namespace carrying a complete response.
         public static let malformedResponse = Code(.malformedResponse)
-        /// The reply carries a CRL bundle that cannot be parsed, is outside its validity window, or is not
-        /// signed by a certificate chaining to the Cast CRL root (or none was sent when one is required).
+        /// The CRL bundle cannot be parsed, holds no version-0 CRL, is outside its validity window at its
+        /// verification time, has a serial-number range that ends before it starts, or is not signed by a
+        /// certificate chaining to a CRL root.
         public static let invalidCRL = Code(.invalidCRL)
+        /// No CRL bundle was given and the CRL policy (``CastCRLPolicy/required``) requires one.
+        public static let missingCRL = Code(.missingCRL)
+        /// The CRL verified at its own verification time, but at the (later or earlier) certificate
+        /// verification time it, or the certificate that signed it, is not valid: the revocation check cannot use it.
+        public static let crlExpiredAfterVerification = Code(.crlExpiredAfterVerification)
+        /// A certificate of the device's path cannot be parsed (or the path holds no certificate).
+        public static let malformedCertificate = Code(.malformedCertificate)
         /// No reply arrived (timeout, or the connection ended first).
         public static let noResponse = Code(.noResponse)
         /// Certificates or keys given to a trust store or to device credentials cannot be used.
@@ -50,6 +60,28 @@ public struct CastDeviceAuthError: Error, Sendable, Hashable, CustomStringConver
 
         /// The code's name.
         public var description: String { base.rawValue }
+
+        /// The verification result this code reports, in the names of Open Screen's device-certificate test suite.
+        ///
+        /// Path-step codes (from ``CastDeviceAuthenticator/verifyCertificatePath(_:crlBundle:crlPolicy:at:crlVerificationTime:)``)
+        /// map to the suite's five failures, signature-step codes (from
+        /// ``CastDeviceAuthenticator/verifySignature(_:over:hashAlgorithm:deviceCertificateDER:)``) to
+        /// ``CastDeviceVerificationResult/signatureVerificationFailed``, the rest of the exchange to
+        /// ``CastDeviceVerificationResult/challengeFailed``. Credential-making codes (``invalidCredentials``,
+        /// ``signingFailed``) are not verification outcomes and map to ``CastDeviceVerificationResult/challengeFailed`` too.
+        public var verificationResult: CastDeviceVerificationResult {
+            switch base {
+            case .untrustedChain, .weakKey, .malformedCertificate: .pathVerificationFailed
+            case .invalidCRL: .crlVerificationFailed
+            case .revoked: .revocationCheckFailed
+            case .missingCRL: .revocationCheckFailedWithoutCRL
+            case .crlExpiredAfterVerification: .crlExpiredAfterInitialVerification
+            case .badSignature, .unsupportedAlgorithm: .signatureVerificationFailed
+            case .expiredTLSCertificate, .tlsCertificateValidTooLong, .invalidTLSCertificate, .nonceMismatch,
+                .receiverError, .malformedResponse, .noResponse, .invalidCredentials, .signingFailed:
+                .challengeFailed
+            }
+        }
     }
 
     /// The `AuthError.error_type` values a receiver may answer with (an extensible wire value).

@@ -20,9 +20,13 @@ public struct CastDeviceAuthPolicy: Sendable, Hashable {
     /// firmware omits the echo); with it off a missing or different echo is only reported in
     /// ``CastDeviceAuthResult/nonce``, and the signature is still checked over the echoed value.
     public var enforceNonce: Bool
-    /// Whether the reply must carry a CRL bundle. Off by default (openscreen's default): a CRL is
-    /// checked when present.
+    /// Whether the reply must carry a CRL bundle that verifies. Off by default (Open Screen's default):
+    /// a CRL that verifies is then enforced, one that does not is set aside as Chrome and Open Screen do
+    /// (``CastDeviceCertificatePath/unusedCRLReason`` says why), and a missing one is fine.
     public var requireCRL: Bool
+
+    /// ``requireCRL`` as the CRL policy of the certificate path step.
+    public var crlPolicy: CastCRLPolicy { requireCRL ? .required : .optional }
 
     /// Creates a policy.
     public init(mode: Mode = .report, enforceNonce: Bool = false, requireCRL: Bool = false) {

@@ -31,12 +31,15 @@ public struct CastDeviceAuthResult: Sendable, Hashable {
     public var crlChecked: Bool
     /// The common names of the verified path, device certificate first, trust anchor last.
     public var chainCommonNames: [String]
+    /// The verified path in full (certificates, policies, the CRL that was checked), when known.
+    public var certificatePath: CastDeviceCertificatePath?
 
     /// Creates a result.
     public init(
         deviceCommonName: String, isAudioOnly: Bool, hashAlgorithm: CastDeviceAuthHashAlgorithm,
-        nonce: NonceCheck, crlChecked: Bool, chainCommonNames: [String]
+        nonce: NonceCheck, crlChecked: Bool, chainCommonNames: [String], certificatePath: CastDeviceCertificatePath? = nil
     ) {
+        self.certificatePath = certificatePath
         self.deviceCommonName = deviceCommonName
         self.isAudioOnly = isAudioOnly
         self.hashAlgorithm = hashAlgorithm

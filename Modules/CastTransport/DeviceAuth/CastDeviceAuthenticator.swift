@@ -1,4 +1,3 @@
-internal import CGnuTLS
 public import Foundation
 internal import SwiftProtobuf
 
@@ -21,12 +20,18 @@ public struct CastDeviceAuthChallenge: Sendable, Hashable {
 ///    (an `error` gives ``CastDeviceAuthError/Code/receiverError``);
 /// 2. the TLS peer certificate is valid at `now` and expires within 4 days;
 /// 3. the nonce echo matches (enforced only with ``CastDeviceAuthPolicy/enforceNonce``);
-/// 4. `[client_auth_certificate] + intermediate_certificate` builds to a device root: RSA ≥ 2048 bits,
-///    CA and keyCertSign on issuers, path lengths, digitalSignature and a CN on the device certificate,
-///    validity at `now`, no unknown critical extension;
-/// 5. the RSASSA-PKCS1-v1_5 signature (SHA-1 or SHA-256, as the reply says) over
-///    `sender_nonce || DER(TLS peer certificate)` verifies with the device key;
-/// 6. a CRL bundle, when present, verifies against a CRL root and revokes nothing in the path.
+/// 4. the certificate path step (``verifyCertificatePath(_:crlBundle:crlPolicy:at:crlVerificationTime:)``):
+///    a CRL bundle, when present, verifies against a CRL root or is set aside (it must verify with
+///    ``CastDeviceAuthPolicy/requireCRL``);
+///    `[client_auth_certificate] + intermediate_certificate` builds to a device root: RSA ≥ 2048 bits,
+///    CA and keyCertSign on issuers, path lengths, name constraints, digitalSignature and a CN on the device
+///    certificate, validity at `now`, no unknown critical extension; the CRL revokes nothing in the path;
+/// 5. the signature step (``verifySignature(_:over:hashAlgorithm:deviceCertificateDER:)``): the
+///    RSASSA-PKCS1-v1_5 signature (SHA-1 or SHA-256, as the reply says) over
+///    `sender_nonce || DER(TLS peer certificate)` verifies with the device key.
+///
+/// The two steps are public so that a device's chain, CRL and signatures can be checked on their own; they
+/// pass every case of Google's Open Screen device-certificate test suite (see the GenuineDevices article).
 public struct CastDeviceAuthenticator: Sendable {
     /// `urn:x-cast:com.google.cast.tp.deviceauth`.
     public static let namespace = "urn:x-cast:com.google.cast.tp.deviceauth"
@@ -69,6 +74,7 @@ public struct CastDeviceAuthenticator: Sendable {
     /// Verifies the receiver's reply to `challenge`.
     /// - Parameters:
     ///   - reply: the first message received on ``namespace``.
+    ///   - challenge: the challenge that was sent.
     ///   - peerCertificateDER: the TLS server certificate the connection saw (DER).
     ///   - now: the verification time.
     /// - Throws: ``CastDeviceAuthError``, one code per failed check.
@@ -86,66 +92,37 @@ public struct CastDeviceAuthenticator: Sendable {
     }
 
     /// Verifies a serialized `DeviceAuthMessage` (a reply's binary payload) against the nonce sent.
+    ///
+    /// Parses it into a ``CastDeviceAuthResponse``, checks the TLS certificate and the nonce, then runs the two
+    /// steps: ``verifyCertificatePath(_:crlBundle:crlPolicy:at:crlVerificationTime:)`` on the reply's chain and CRL
+    /// at `now`, and ``verifySignature(_:over:hashAlgorithm:deviceCertificateDER:)`` over the echoed nonce
+    /// followed by `peerCertificateDER`.
     /// - Throws: ``CastDeviceAuthError``, one code per failed check.
     public func verify(
         responsePayload: [UInt8], nonce: [UInt8], peerCertificateDER: [UInt8], now: Date
     ) throws(CastDeviceAuthError) -> CastDeviceAuthResult {
-        let response = try Self.parseResponse(responsePayload)
+        let response = try CastDeviceAuthResponse(payload: responsePayload)
         try Self.checkTLSCertificate(peerCertificateDER, now: now)
 
-        let echoed = [UInt8](response.senderNonce)
+        let echoed = response.senderNonce ?? []
         let nonceCheck: CastDeviceAuthResult.NonceCheck =
-            !response.hasSenderNonce || echoed.isEmpty ? .missing : (echoed == nonce ? .matched : .mismatched)
+            response.senderNonce == nil ? .missing : (echoed == nonce ? .matched : .mismatched)
         if policy.enforceNonce, nonceCheck != .matched {
             throw CastDeviceAuthError(
                 code: .nonceMismatch,
                 message: nonceCheck == .missing ? "The reply does not echo the nonce" : "The reply echoes a different nonce")
         }
 
-        guard response.signatureAlgorithm == .rsassaPkcs1V15 || response.signatureAlgorithm == .unspecified else {
-            throw CastDeviceAuthError(
-                code: .unsupportedAlgorithm,
-                message: "The reply is signed with \(response.signatureAlgorithm), not RSASSA-PKCS1-v1_5")
-        }
-        let hash: CastDeviceAuthHashAlgorithm = response.hashAlgorithm == .sha256 ? .sha256 : .sha1
-
-        let device: DeviceAuthCertificate
-        let intermediates: [DeviceAuthCertificate]
-        do {
-            device = try DeviceAuthCertificate(der: Array(response.clientAuthCertificate))
-            intermediates = try response.intermediateCertificate.map { data throws(TLSError) in
-                try DeviceAuthCertificate(der: Array(data))
-            }
-        } catch {
-            throw CastDeviceAuthError(
-                code: .malformedResponse, message: "A certificate of the reply cannot be parsed", cause: error)
-        }
-        let path = try DeviceAuthPathBuilder.buildPath(
-            target: device, intermediates: intermediates, anchors: trustStore.parsedDeviceRoots(), now: now,
-            purpose: .device)
-
-        let signed = echoed + peerCertificateDER
-        let algorithm = hash == .sha256 ? GNUTLS_SIGN_RSA_SHA256 : GNUTLS_SIGN_RSA_SHA1
-        guard device.publicKey.verify(algorithm, data: signed, signature: Array(response.signature)) else {
-            throw CastDeviceAuthError(
-                code: .badSignature,
-                message: "The \(hash.rawValue.uppercased()) signature does not verify over the nonce and the TLS certificate")
-        }
-
-        var crlChecked = false
-        if response.hasCrl, !response.crl.isEmpty {
-            let crl = try DeviceAuthCRL(bundle: Array(response.crl), roots: trustStore.parsedCRLRoots(), now: now)
-            try crl.checkRevocation(of: path, now: now)
-            crlChecked = true
-        } else if policy.requireCRL {
-            throw CastDeviceAuthError(code: .invalidCRL, message: "The reply carries no CRL and the policy requires one")
-        }
+        let path = try verifyCertificatePath(response.certificateChainDER, crlBundle: response.crlBundle, at: now)
+        try Self.verifySignature(
+            response.signature, over: echoed + peerCertificateDER, hashAlgorithm: response.hashAlgorithm,
+            deviceCertificateDER: response.certificateChainDER[0])
 
         return CastDeviceAuthResult(
-            deviceCommonName: device.commonName ?? "",
-            isAudioOnly: path.contains { $0.policies.contains(CastDeviceAuthResult.audioOnlyPolicyOID) },
-            hashAlgorithm: hash, nonce: nonceCheck, crlChecked: crlChecked,
-            chainCommonNames: path.map { $0.commonName ?? "" })
+            deviceCommonName: path.device.commonName ?? "",
+            isAudioOnly: path.isAudioOnly,
+            hashAlgorithm: response.hashAlgorithm, nonce: nonceCheck, crlChecked: path.crl != nil,
+            chainCommonNames: path.certificates.map { $0.commonName ?? "" }, certificatePath: path)
     }
 
     /// The policy-aware outcome for a connection: ``CastDeviceAuthStatus/notChecked`` when the policy is off,
@@ -165,30 +142,6 @@ public struct CastDeviceAuthenticator: Sendable {
         } catch {
             return .failed(error)
         }
-    }
-
-    /// Parses the `DeviceAuthMessage`; throws for an `error` reply or a missing/incomplete `response`.
-    private static func parseResponse(_ payload: [UInt8]) throws(CastDeviceAuthError) -> Cast_Channel_AuthResponse {
-        let message: Cast_Channel_DeviceAuthMessage
-        do {
-            message = try Cast_Channel_DeviceAuthMessage(serializedBytes: payload)
-        } catch {
-            throw CastDeviceAuthError(
-                code: .malformedResponse, message: "The reply is not a complete DeviceAuthMessage", cause: error)
-        }
-        if message.hasError {
-            let type = CastDeviceAuthError.ReceiverErrorType(rawValue: message.error.errorType.rawValue)
-            throw CastDeviceAuthError(
-                code: .receiverError, message: "The receiver answered with AuthError \(type)", receiverErrorType: type)
-        }
-        guard message.hasResponse else {
-            throw CastDeviceAuthError(code: .malformedResponse, message: "The DeviceAuthMessage carries no response")
-        }
-        let response = message.response
-        guard !response.signature.isEmpty, !response.clientAuthCertificate.isEmpty else {
-            throw CastDeviceAuthError(code: .malformedResponse, message: "The response has an empty signature or certificate")
-        }
-        return response
     }
 
     /// Checks the TLS peer certificate's validity window: valid now, and for at most 4 more days.

@@ -9,6 +9,10 @@ struct DeviceAuthCRL {
     let notAfter: Date
     let revokedKeyHashes: Set<[UInt8]>
     let revokedSerialRanges: [[UInt8]: [ClosedRange<UInt64>]]
+    /// The end of the CRL's own window (before the signer's end is applied).
+    let crlNotAfter: Date
+    /// The certificate that signed the CRL.
+    let signer: DeviceAuthCertificate
 
     /// Parses a serialized `CrlBundle` and verifies its first usable CRL (as openscreen does): the signer
     /// certificate chains to a CRL root, its RSA-PKCS1v1.5/SHA-256 signature over `tbs_crl` verifies, and
@@ -71,15 +75,21 @@ struct DeviceAuthCRL {
         }
         notBefore = start
         notAfter = min(end, signer.notAfter)
+        crlNotAfter = end
+        self.signer = signer
         revokedKeyHashes = Set(tbs.revokedPublicKeyHashes.map { Array($0) })
         revokedSerialRanges = ranges
     }
 
     /// Throws ``CastDeviceAuthError/Code/revoked`` when the CRL lists a certificate of `path`
     /// (target first, anchor last), by SPKI hash or by serial number under its issuer's SPKI hash.
+    /// - Throws: ``CastDeviceAuthError/Code/crlExpiredAfterVerification`` when `now` lies outside the CRL's
+    ///   window (its own, ended early by its signer certificate's end), as Open Screen's `CheckRevocation` refuses it.
     func checkRevocation(of path: [DeviceAuthCertificate], now: Date) throws(CastDeviceAuthError) {
         guard notBefore <= now, now <= notAfter else {
-            throw CastDeviceAuthError(code: .invalidCRL, message: "The CRL (or its signer) is not valid at \(now)")
+            throw CastDeviceAuthError(
+                code: .crlExpiredAfterVerification,
+                message: "The CRL is usable from \(notBefore) to \(notAfter) (its own window ended by its signer's), not at \(now)")
         }
         for index in path.indices.reversed() {
             let certificate = path[index]

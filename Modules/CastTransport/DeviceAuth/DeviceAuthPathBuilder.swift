@@ -17,8 +17,8 @@ enum DeviceAuthPathBuilder {
     }
 
     /// Finds a path `[target, intermediates…, anchor]` and checks it at `now`.
-    /// - Throws: ``CastDeviceAuthError`` with ``CastDeviceAuthError/Code/untrustedChain``,
-    ///   ``CastDeviceAuthError/Code/weakKey`` or ``CastDeviceAuthError/Code/unsupportedAlgorithm``.
+    /// - Throws: ``CastDeviceAuthError`` with ``CastDeviceAuthError/Code/untrustedChain`` or
+    ///   ``CastDeviceAuthError/Code/weakKey``.
     static func buildPath(
         target: DeviceAuthCertificate, intermediates: [DeviceAuthCertificate], anchors: [DeviceAuthCertificate],
         now: Date, purpose: Purpose
@@ -62,7 +62,7 @@ enum DeviceAuthPathBuilder {
         for certificate in path {
             guard certificate.isRSA else {
                 throw CastDeviceAuthError(
-                    code: .unsupportedAlgorithm, message: "Certificate \(certificate.displayName) does not have an RSA key")
+                    code: .untrustedChain, message: "Certificate \(certificate.displayName) does not have an RSA key")
             }
             guard certificate.keyBits >= minimumRSABits else {
                 throw CastDeviceAuthError(
@@ -97,6 +97,21 @@ enum DeviceAuthPathBuilder {
             if let usage = issuer.keyUsage, usage & castorKeyUsageKeyCertSign == 0 {
                 throw CastDeviceAuthError(
                     code: .untrustedChain, message: "Issuer \(issuer.displayName) may not sign certificates (keyUsage)")
+            }
+            if issuer.mapsAnyPolicy {
+                throw CastDeviceAuthError(
+                    code: .untrustedChain, message: "Issuer \(issuer.displayName) maps a policy from or to anyPolicy")
+            }
+            // Name constraints bind every certificate below the issuer: the target always, the others unless self-issued.
+            if let nameConstraints = issuer.nameConstraints {
+                for (depth, subject) in path.prefix(index).enumerated()
+                where depth == 0 || subject.subjectDN != subject.issuerDN {
+                    guard nameConstraints.permits(subject) else {
+                        throw CastDeviceAuthError(
+                            code: .untrustedChain,
+                            message: "Certificate \(subject.displayName) violates the name constraints of \(issuer.displayName)")
+                    }
+                }
             }
             // Intermediate CA certificates between this issuer and the target.
             let intermediateCount = index - 1

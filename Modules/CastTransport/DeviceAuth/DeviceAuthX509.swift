@@ -129,7 +129,11 @@ private let deviceAuthKnownExtensions: Set<String> = [
     "2.5.29.14",  // subjectKeyIdentifier
     "2.5.29.35",  // authorityKeyIdentifier
     "2.5.29.17",  // subjectAltName
+    "2.5.29.30",  // nameConstraints
 ]
+
+/// The DER content of the anyPolicy OID (2.5.29.32.0), which a policy mapping must not name (RFC 5280 §6.1.4 (a)).
+private let deviceAuthAnyPolicyOID: [UInt8] = [0x55, 0x1D, 0x20, 0x00]
 
 /// One parsed certificate with the facts device authentication checks, read once through GnuTLS.
 final class DeviceAuthCertificate {
@@ -142,6 +146,8 @@ final class DeviceAuthCertificate {
     let signatureAlgorithm: UInt32
     let publicKey: GnuTLSPublicKey
     let isRSA: Bool
+    /// GnuTLS's name of the public-key algorithm (`"RSA"`, `"EC/ECDSA"`, …).
+    let publicKeyAlgorithmName: String
     let keyBits: Int
     let subjectPublicKeyInfo: [UInt8]
     let notBefore: Date
@@ -157,6 +163,12 @@ final class DeviceAuthCertificate {
     let commonName: String?
     /// The serial number's big-endian magnitude, leading zero bytes removed.
     let serialNumber: [UInt8]
+    /// The subject name as RDNs for name-constraint checks; `nil` when it cannot be parsed.
+    let parsedSubject: [[DeviceAuthNameAttribute]]?
+    /// The nameConstraints extension, if any.
+    let nameConstraints: DeviceAuthNameConstraints?
+    /// Whether a policyMappings extension maps from or to anyPolicy (forbidden by RFC 5280 §6.1.4 (a)).
+    let mapsAnyPolicy: Bool
 
     /// Parses DER and reads every fact; throws when the bytes are not a usable certificate.
     init(der: [UInt8]) throws(TLSError) {
@@ -187,6 +199,8 @@ final class DeviceAuthCertificate {
         var bits: UInt32 = 0
         let algorithm = gnutls_x509_crt_get_pk_algorithm(crt, &bits)
         isRSA = algorithm == Int32(GNUTLS_PK_RSA.rawValue)
+        publicKeyAlgorithmName = algorithm < 0 ? "unknown"
+            : gnutls_pk_algorithm_get_name(gnutls_pk_algorithm_t(rawValue: UInt32(algorithm))).map { String(cString: $0) } ?? "unknown"
         keyBits = Int(bits)
         subjectPublicKeyInfo = try publicKey.subjectPublicKeyInfoDER()
         notBefore = certificate.notBefore
@@ -224,6 +238,50 @@ final class DeviceAuthCertificate {
         try GnuTLSLibrary.check(
             gnutls_x509_crt_get_serial(crt, &serialBuffer, &serialSize), .invalidCredentials, "No serial number")
         serialNumber = Array(serialBuffer.prefix(serialSize).drop(while: { $0 == 0 }))
+        parsedSubject = deviceAuthParseName(subjectDN)
+        nameConstraints = try DeviceAuthNameConstraints(crt)
+        mapsAnyPolicy = try Self.readMapsAnyPolicy(crt)
+    }
+
+    /// The subject distinguished name as text (RFC 4514).
+    var subjectText: String { Self.dnText(certificate.handle, issuer: false) }
+    /// The issuer distinguished name as text (RFC 4514).
+    var issuerText: String { Self.dnText(certificate.handle, issuer: true) }
+
+    private static func dnText(_ crt: gnutls_x509_crt_t, issuer: Bool) -> String {
+        var datum = gnutls_datum_t(data: nil, size: 0)
+        let result = issuer ? gnutls_x509_crt_get_issuer_dn2(crt, &datum) : gnutls_x509_crt_get_dn2(crt, &datum)
+        guard result >= 0 else { return "" }
+        return String(decoding: takeGnuTLSDatum(&datum), as: UTF8.self)
+    }
+
+    private static func readMapsAnyPolicy(_ crt: gnutls_x509_crt_t) throws(TLSError) -> Bool {
+        var datum = gnutls_datum_t(data: nil, size: 0)
+        var critical: UInt32 = 0
+        let result = gnutls_x509_crt_get_extension_by_oid2(crt, "2.5.29.33", 0, &datum, &critical)
+        if result == castor_gnutls_e_requested_data_not_available() { return false }
+        guard result >= 0 else { throw TLSError(code: .invalidCredentials, message: "Malformed policyMappings", gnutls: result) }
+        let der = takeGnuTLSDatum(&datum)
+        guard let outer = deviceAuthDERElements(der[...]), outer.count == 1, outer[0].tag == 0x30,
+            let mappings = deviceAuthDERElements(outer[0].content)
+        else { throw TLSError(code: .invalidCredentials, message: "Malformed policyMappings") }
+        for mapping in mappings {
+            guard mapping.tag == 0x30, let oids = deviceAuthDERElements(mapping.content), oids.count == 2,
+                oids.allSatisfy({ $0.tag == 0x06 })
+            else { throw TLSError(code: .invalidCredentials, message: "Malformed policyMappings") }
+            if oids.contains(where: { Array($0.content) == deviceAuthAnyPolicyOID }) { return true }
+        }
+        return false
+    }
+
+    /// Parses a certificate of a device path.
+    /// - Throws: ``CastDeviceAuthError/Code/malformedCertificate``.
+    static func parse(_ der: [UInt8], role: String = "A certificate") throws(CastDeviceAuthError) -> DeviceAuthCertificate {
+        do {
+            return try DeviceAuthCertificate(der: der)
+        } catch {
+            throw CastDeviceAuthError(code: .malformedCertificate, message: "\(role) cannot be parsed", cause: error)
+        }
     }
 
     /// The serial number as an unsigned 64-bit value, if it fits (Cast CRL serial ranges are 64-bit).
