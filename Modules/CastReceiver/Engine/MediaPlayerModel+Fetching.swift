@@ -39,7 +39,9 @@ extension MediaPlayerModel {
 
     /// The fetches of a held request finished: runs it, or fails it like a device whose player could not
     /// load the content (LOAD_FAILED, then IDLE with idleReason ERROR; a failed insert inserts nothing).
-    mutating func fetchCompleted(token: Int, failure: MediaFetchFailure?, now: Duration) -> [AppOutput] {
+    mutating func fetchCompleted(
+        token: Int, failure: MediaFetchFailure?, durations: [String: ProbedDuration] = [:], now: Duration
+    ) -> [AppOutput] {
         let pending: PendingMediaRequest
         if let load = pendingLoad, load.token == token {
             pending = load
@@ -50,6 +52,8 @@ extension MediaPlayerModel {
             return []
         }
         guard let failure else {
+            probedDurations = durations
+            defer { probedDurations = [:] }
             return perform(type: pending.type, request: pending.request, requestId: pending.requestId, now: now)
         }
         if pending.type == "QUEUE_INSERT" {
