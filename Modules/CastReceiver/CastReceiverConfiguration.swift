@@ -50,6 +50,9 @@ public struct CastReceiverConfiguration: Sendable {
     /// ``mediaFetching`` on, the fetched bytes tell its duration; `nil`, the default, lets such media
     /// play until a sender stops it. The `cast-receiver` program uses 600 seconds.
     public var defaultMediaDuration: Duration?
+    /// Whether and where the device serves `/setup/eureka_info` (see ``CastReceiverEureka``); `nil`,
+    /// the default, serves nothing. The `cast-receiver` program serves it on 8008 and 8443.
+    public var eureka: CastReceiverEureka?
 
     /// Creates a configuration; every parameter has a realistic default.
     public init(
@@ -62,7 +65,7 @@ public struct CastReceiverConfiguration: Sendable {
         volumeControl: CastReceiverVolumeControl = .attenuation, shuffleSeed: UInt64? = nil,
         protocolVersion: Int = 5, tlsCredentials: TLSCredentials? = nil,
         deviceCredentials: CastDeviceCredentials? = nil, mediaFetching: CastReceiverMediaFetching? = nil,
-        defaultMediaDuration: Duration? = nil
+        defaultMediaDuration: Duration? = nil, eureka: CastReceiverEureka? = nil
     ) {
         self.name = name
         self.model = model ?? (kind.isGroup ? "Google Cast Group" : kind.hasVideoOutput ? "Chromecast" : "Chromecast Audio")
@@ -83,6 +86,7 @@ public struct CastReceiverConfiguration: Sendable {
         self.deviceCredentials = deviceCredentials
         self.mediaFetching = mediaFetching
         self.defaultMediaDuration = defaultMediaDuration
+        self.eureka = eureka
     }
 }
 

@@ -3,7 +3,8 @@ import CastJSON
 /// How a Cast receiver reads loosely typed JSON: the Web Receiver's JavaScript coerces what real
 /// senders send, so the emulator accepts the same spellings (and echoes the canonical value).
 ///
-/// - booleans: `true`/`false`, the strings `"true"`/`"false"` (any case), the numbers 0 and 1;
+/// - booleans: `true`/`false`, the strings `"true"`/`"false"` (any case), the numbers 0 and 1
+///   (`autoplay` is read as JavaScript reads it: see ``autoplay(_:)``);
 /// - numbers: JSON numbers and strings holding a finite decimal number (`"5"`, `" 2.5 "`);
 /// - integers: those numbers when they are whole;
 /// - `null` for any optional member means "absent".
@@ -41,6 +42,19 @@ enum Lenient {
     static func int(_ value: JSONValue) -> Int? {
         guard let number = number(value), number.rounded() == number, abs(number) < 9.0e15 else { return nil }
         return Int(number)
+    }
+
+    /// `autoplay` as the Web Receiver tests it (JavaScript truthiness): only `false`, 0 and the empty
+    /// string stop autoplay; any other string, including `"false"`, autoplays. VLC 3.0 sends
+    /// `"autoplay":"false"` and then waits for PLAYING without ever sending PLAY: it relies on this.
+    static func autoplay(_ value: JSONValue) -> Bool? {
+        switch value {
+        case .bool(let bool): return bool
+        case .number(let number): return number != 0 && !number.isNaN
+        case .string(let text): return !text.isEmpty
+        case .null: return nil
+        case .array, .object: return true
+        }
     }
 
     /// Whether `value` stands for an absent member.

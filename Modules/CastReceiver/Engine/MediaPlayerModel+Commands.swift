@@ -105,7 +105,7 @@ extension MediaPlayerModel {
     // MARK: Loading
 
     private mutating func load(_ request: RequestFields, requestId: Int, now: Duration) throws(RequestFailure) -> [AppOutput] {
-        let autoplay = try request.bool("autoplay") ?? true
+        let autoplay = request.members["autoplay"].flatMap(Lenient.autoplay) ?? true
         let currentTime = try request.number("currentTime")
         let rate = try playbackRate(request) ?? 1
         let activeTrackIds = try request.intArray("activeTrackIds")

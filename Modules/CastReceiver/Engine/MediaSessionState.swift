@@ -51,7 +51,7 @@ struct MediaQueueItem: Sendable, Hashable {
         return full
     }
     var startTime: Double { max(0, fields["startTime"].flatMap(Lenient.number) ?? 0) }
-    var autoplay: Bool { fields["autoplay"].flatMap(Lenient.bool) ?? true }
+    var autoplay: Bool { fields["autoplay"].flatMap(Lenient.autoplay) ?? true }
     var preloadTime: Double? { fields["preloadTime"].flatMap(Lenient.number) }
     var activeTrackIds: [Int]? { fields["activeTrackIds"]?.arrayValue?.compactMap(Lenient.int) }
     var tracks: [[String: JSONValue]] { media["tracks"]?.arrayValue?.compactMap(\.objectValue) ?? [] }
@@ -67,7 +67,7 @@ struct MediaQueueItem: Sendable, Hashable {
         guard let media = fields["media"]?.objectValue else { throw .invalidParams }
         fields["media"] = .object(try normalizedMedia(media))
         let typed = RequestFields(fields)
-        canonical(&fields, "autoplay", try typed.bool("autoplay").map { JSONValue.bool($0) })
+        canonical(&fields, "autoplay", fields["autoplay"].flatMap(Lenient.autoplay).map { JSONValue.bool($0) })
         canonical(&fields, "startTime", try typed.number("startTime").map { JSONValue.number($0) })
         canonical(&fields, "playbackDuration", try typed.number("playbackDuration").map { JSONValue.number($0) })
         canonical(&fields, "preloadTime", try typed.number("preloadTime").map { JSONValue.number($0) })
