@@ -61,7 +61,7 @@ struct CastctlEndToEndTests {
         let parts = ReceiverProcess.echoApp.split(separator: "=").map(String.init)
         _ = try await run(["launch", parts[0]])
         let echoed = try await run(["app", "send", parts[1], #"{"type":"PING","n":7}"#])
-        #expect(echoed["echo"]?["n"] == 7)
+        #expect(echoed["n"] == 7 && echoed["type"] == "PING", "the echo app answers with the request itself: \(echoed)")
         let stopped = try await run(["stop"])
         #expect(stopped["applications"]?.arrayValue?.contains { $0["appId"] == .string(parts[0]) } == false)
 
@@ -74,8 +74,12 @@ struct CastctlEndToEndTests {
         #expect(refused.status != 0)
         #expect(refused.stderr.hasPrefix("castctl: "))
 
-        // castctl is a well-behaved sender: the strict receiver recorded no violations.
+        // castctl is a well-behaved sender: the only violation the strict receiver recorded is the
+        // deliberate launch of an app that does not exist (every refused request is recorded).
         let exit = await receiver.child.terminate()
-        #expect(exit == 0, "violations: \(receiver.child.output.filter { $0.contains("violation") })")
+        let violations = receiver.child.output.filter { $0.hasPrefix("cast-receiver: violation ") }
+        #expect(exit == 3, "--strict exits 3 after violations: \(violations)")
+        #expect(violations.count == 1 && violations.first?.contains("[refusedRequest]") == true
+                && violations.first?.contains("NOPE0000") == true, "\(violations)")
     }
 }

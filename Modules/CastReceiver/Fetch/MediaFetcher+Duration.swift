@@ -9,13 +9,14 @@ extension MediaFetcher {
     /// The most follow-up requests one media item may cost (a `moov` at the end, an Ogg tail, a variant playlist).
     static let maximumProbeRequests = 3
 
-    /// Fetches one target; for media that passed its checks, reads its duration from the bytes fetched,
+    /// Fetches one target; for media that passed its checks and whose sender gave no duration, reads
+    /// its duration from the bytes fetched,
     /// making at most ``maximumProbeRequests`` follow-up requests (each recorded as a `.probe` fetch).
     func fetchAndProbe(
         _ target: MediaFetchPlan.Target, requestId: Int, record: @escaping @Sendable (CastReceiverFetch) async -> Void
     ) async -> CastReceiverFetch {
         var fetched = await fetch(target, requestId: requestId)
-        guard target.kind == .media, fetched.succeeded else { return fetched }
+        guard target.kind == .media, target.probesDuration, fetched.succeeded else { return fetched }
         var url = target.url
         var contentType = fetched.contentType
         var data = ProbeBytes(prefix: fetched.body, totalLength: Self.totalLength(of: fetched))

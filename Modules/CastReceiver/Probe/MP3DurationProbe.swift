@@ -63,7 +63,10 @@ enum MP3DurationProbe {
         var offset = tags
         var found: FrameHeader?
         while offset < min(bytes.count, tags + searchLimit) {
-            if let header = FrameHeader(bytes, at: offset), isConfirmed(header, bytes, at: offset) {
+            // A frame right after the tags needs one confirming frame; one found past junk needs two.
+            if let header = FrameHeader(bytes, at: offset), isConfirmed(header, bytes, at: offset),
+                offset == tags || isConfirmed(header, bytes, at: offset + header.frameLength)
+            {
                 found = header
                 break
             }

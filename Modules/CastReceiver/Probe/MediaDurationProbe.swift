@@ -93,8 +93,9 @@ enum MediaDurationProbe {
         if FLACDurationProbe.looksLikeFLAC(prefix) { return FLACDurationProbe.probe(prefix) }
         if WAVDurationProbe.looksLikeWAV(prefix) { return WAVDurationProbe.probe(data) }
         if OggDurationProbe.looksLikeOgg(prefix) { return OggDurationProbe.probe(data) }
-        if let result = MP3DurationProbe.probe(data) { return result }
+        // ADTS only at the start (after tags); MP3 may follow junk, so it is tried last.
         if let result = ADTSDurationProbe.probe(data) { return result }
+        if let result = MP3DurationProbe.probe(data) { return result }
         return .unknown
     }
 

@@ -41,9 +41,10 @@ enum OggDurationProbe {
         if bytes.matches("OpusHead", at: offset), let preSkip = bytes.uint(littleEndianAt: offset + 10, width: 2) {
             return Timing(rate: 48_000, preSkip: Int(preSkip))
         }
-        // Ogg FLAC: 0x7F "FLAC", version (2), header count (2), "fLaC", a block header (4), STREAMINFO.
+        // Ogg FLAC: 0x7F "FLAC", version (2), header count (2), "fLaC", a block header (4), then
+        // STREAMINFO (17 bytes in), whose sample rate sits 10 bytes in.
         if bytes.uint(bigEndianAt: offset, width: 1) == 0x7F, bytes.matches("FLAC", at: offset + 1),
-            let packed = bytes.uint(bigEndianAt: offset + 13 + 10, width: 8), packed >> 44 > 0
+            let packed = bytes.uint(bigEndianAt: offset + 17 + 10, width: 8), packed >> 44 > 0
         {
             return Timing(rate: Int(packed >> 44), preSkip: 0)
         }
