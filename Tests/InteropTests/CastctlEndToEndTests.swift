@@ -82,4 +82,24 @@ struct CastctlEndToEndTests {
         #expect(violations.count == 1 && violations.first?.contains("[refusedRequest]") == true
                 && violations.first?.contains("NOPE0000") == true, "\(violations)")
     }
+
+    /// A sender that verifies devices accepts cast-receiver once it trusts the exported test root,
+    /// and refuses it without.
+    @Test func castctlRequireGenuineTrustsTheExportedRoot() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("castor-root-\(UUID().uuidString).pem")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let receiver = try await ReceiverProcess.start(["--export-trust-root", root.path, "--strict"])
+        #expect(FileManager.default.fileExists(atPath: root.path))
+        let castctl = TestPaths.program("castctl")
+        let device = ["--host", "127.0.0.1", "--port", String(receiver.port), "--json"]
+        let trusted = try await runProgram(castctl, ["status", "--trust-root", root.path, "--require-genuine"] + device)
+        #expect(trusted.status == 0, "\(trusted.stderr)")
+        let status = try JSONValue(parsing: trusted.stdout.last ?? "")
+        #expect(status["device"]?["genuine"] == "verified", "\(status)")
+        let untrusted = try await runProgram(castctl, ["status", "--require-genuine"] + device)
+        #expect(untrusted.status != 0, "a test root is not a Cast root: \(untrusted.stdout)")
+        let stopped = await receiver.stopAndCountViolations()
+        print("cast-receiver violations with castctl --require-genuine: \(stopped.violations.map(String.init) ?? "unknown")")
+        #expect(stopped.status == 0 && stopped.violations == 0, "\(stopped.lines)")
+    }
 }
