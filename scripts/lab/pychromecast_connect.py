@@ -30,9 +30,13 @@ result = {"found": info is not None}
 if info is not None:
     result.update({"host": info.host, "port": info.port, "friendly_name": info.friendly_name})
     cast = pychromecast.get_chromecast_from_cast_info(info, zc, tries=1, retry_wait=1, timeout=10)
-    cast.wait(timeout=15)
-    result["connected"] = cast.status is not None
-    result["volume"] = cast.status.volume_level if cast.status else None
+    try:
+        cast.wait(timeout=15)
+        result["connected"] = cast.status is not None
+        result["volume"] = cast.status.volume_level if cast.status else None
+    except Exception as error:  # the advertised address does not answer
+        result["connected"] = False
+        result["error"] = repr(error)
     cast.disconnect(timeout=5)
 browser.stop_discovery()
 zc.close()
