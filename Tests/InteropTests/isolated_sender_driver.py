@@ -127,7 +127,9 @@ def run_vlc(args):
         report("seek", wait_for(lambda: read(vlc_log).count("Player state: PLAYING sessionId: 2") > 0
                                 or receiver.received(r'"SEEK"'), 60), f"sessions before: {before}")
         remote("stop")
-        report("stop", wait_for(lambda: receiver.received(r'"STOP"'), 30))
+        stopped = wait_for(lambda: receiver.received(r'"STOP"'), 60)
+        report("stop", stopped, "" if stopped else "receiver log: " + read(receiver.log)[-2500:] + "\nVLC log: "
+               + "\n".join(line for line in read(vlc_log).splitlines() if "chromecast" in line or "oldrc" in line)[-2500:])
         report("vlc_exit", wait_for(lambda: vlc.poll() is not None, 60), vlc.poll())
     finally:
         if vlc.poll() is None:
