@@ -16,17 +16,21 @@ enum ProbeMedia {
     static let tone = ["-f", "lavfi", "-i", "sine=frequency=440:duration=7.5:sample_rate=44100"]
     static let video = ["-f", "lavfi", "-i", "testsrc=duration=5:size=320x240:rate=25"]
 
-    /// Makes `name` with ffmpeg (once) and returns its bytes.
+    /// Makes `name` with ffmpeg (once) and returns its bytes. Tests run in parallel: ffmpeg writes a
+    /// file of its own, renamed into place when complete, so no test reads a file being written.
     static func file(_ name: String, _ arguments: [String]) throws -> [UInt8] {
         let url = directory.appendingPathComponent(name)
         if !FileManager.default.fileExists(atPath: url.path) {
+            let scratch = directory.appendingPathComponent("part-\(UUID().uuidString)-\(name)")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: try #require(ffmpeg, "ffmpeg is not installed"))
-            process.arguments = ["-v", "error", "-y"] + arguments + [url.path]
+            process.arguments = ["-v", "error", "-y"] + arguments + [scratch.path]
             process.currentDirectoryURL = directory
             try process.run()
             process.waitUntilExit()
             try #require(process.terminationStatus == 0, "ffmpeg failed to make \(name)")
+            // rename(2) replaces atomically: a reader sees the old complete file or the new one.
+            try #require(rename(scratch.path, url.path) == 0, "cannot move \(name) into place")
         }
         return Array(try Data(contentsOf: url))
     }
