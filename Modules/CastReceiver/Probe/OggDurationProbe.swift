@@ -56,7 +56,7 @@ enum OggDurationProbe {
         var index = bytes.endIndex - 27
         while index >= bytes.startIndex {
             let offset = index - bytes.startIndex
-            if bytes.matches("OggS", at: offset), bytes.uint(bigEndianAt: offset + 4, width: 1) == 0,
+            if bytes[index] == 0x4F, bytes.matches("OggS", at: offset), bytes.uint(bigEndianAt: offset + 4, width: 1) == 0,
                 bytes.uint(littleEndianAt: offset + 14, width: 4) == serial,
                 let granule = bytes.uint(littleEndianAt: offset + 6, width: 8), granule != .max
             {
