@@ -296,8 +296,11 @@ extension LabDiscoveryTests {
         let python = try python()
         _ = try lab.spawn("a", [receiver, "--advertise", "--port", "8009", "--id", dashedID, "--name", "Lab Receiver",
                                 "--eureka-port", "0", "--eureka-tls-port", "0"] + host)
-        let output = try lab.run("b", [python, LabPaths.labScript("pychromecast_connect.py"), LabNetwork.addressB, dashedID, "30"])
-        let result = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)")
+        // Spawned and awaited, not run to completion: discovery takes seconds, and a blocking wait
+        // would hold one of the test pool's threads all that time.
+        let connector = try lab.spawn("b", [python, LabPaths.labScript("pychromecast_connect.py"), LabNetwork.addressB, dashedID, "30"])
+        let result = try #require(await connector.next(limit: .seconds(90)) { $0["found"] != nil }, "pychromecast_connect.py printed no result")
+        let output = "\(result)"
         #expect(result["found"] as? Bool == true, "\(output)")
         #expect(result["friendly_name"] as? String == "Lab Receiver")
         #expect(result["host"] as? String == LabNetwork.addressA, "\(output)")

@@ -1,3 +1,4 @@
+import CastTestSupport
 import Foundation
 import Testing
 @testable import CastReceiver
@@ -16,19 +17,18 @@ enum ProbeMedia {
     static let tone = ["-f", "lavfi", "-i", "sine=frequency=440:duration=7.5:sample_rate=44100"]
     static let video = ["-f", "lavfi", "-i", "testsrc=duration=5:size=320x240:rate=25"]
 
-    /// Makes `name` with ffmpeg (once) and returns its bytes. Tests run in parallel: ffmpeg writes a
-    /// file of its own, renamed into place when complete, so no test reads a file being written.
-    static func file(_ name: String, _ arguments: [String]) throws -> [UInt8] {
+    /// Makes `name` with ffmpeg (once) and returns its bytes. ffmpeg runs as a child process awaited
+    /// without blocking a thread of the test pool. Tests run in parallel: ffmpeg writes a file of its
+    /// own, renamed into place when complete, so no test reads a file being written.
+    static func file(_ name: String, _ arguments: [String]) async throws -> [UInt8] {
         let url = directory.appendingPathComponent(name)
         if !FileManager.default.fileExists(atPath: url.path) {
             let scratch = directory.appendingPathComponent("part-\(UUID().uuidString)-\(name)")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try #require(ffmpeg, "ffmpeg is not installed"))
-            process.arguments = ["-v", "error", "-y"] + arguments + [scratch.path]
-            process.currentDirectoryURL = directory
-            try process.run()
-            process.waitUntilExit()
-            try #require(process.terminationStatus == 0, "ffmpeg failed to make \(name)")
+            let child = try ChildProcess(
+                try #require(ffmpeg, "ffmpeg is not installed"),
+                ["-v", "error", "-y"] + arguments + [scratch.path])
+            let status = await child.waitForExit()
+            try #require(status == 0, "ffmpeg failed to make \(name): \(child.errorOutput)")
             // rename(2) replaces atomically: a reader sees the old complete file or the new one.
             try #require(rename(scratch.path, url.path) == 0, "cannot move \(name) into place")
         }
@@ -62,10 +62,10 @@ struct MediaDurationProbeTests {
         #expect(abs(seconds - expected) <= tolerance, "\(what): \(seconds) s, expected \(expected) s")
     }
 
-    @Test func mp4WithMoovFirstAndAtTheEnd() throws {
-        let fast = try ProbeMedia.file("fast.mp4", ProbeMedia.video + ["-c:v", "libx264", "-preset", "ultrafast", "-movflags", "+faststart"])
+    @Test func mp4WithMoovFirstAndAtTheEnd() async throws {
+        let fast = try await ProbeMedia.file("fast.mp4", ProbeMedia.video + ["-c:v", "libx264", "-preset", "ultrafast", "-movflags", "+faststart"])
         expectSeconds(ProbeMedia.probe(fast), 5, "faststart MP4")
-        let late = try ProbeMedia.file("late.mp4", ProbeMedia.video + ["-c:v", "libx264", "-preset", "ultrafast"])
+        let late = try await ProbeMedia.file("late.mp4", ProbeMedia.video + ["-c:v", "libx264", "-preset", "ultrafast"])
         try #require(late.count > 64 * 1024, "the clip must be longer than the prefix")
         // The prefix alone ends inside mdat: the probe asks for the bytes where moov starts.
         guard case .needsBytes(let range) = MediaDurationProbe.probe(
@@ -77,23 +77,23 @@ struct MediaDurationProbeTests {
         #expect(range.lowerBound > 64 * 1024 && range.upperBound < late.count)
         #expect(late[range.lowerBound + 4..<range.lowerBound + 8].elementsEqual(Array("moov".utf8)))
         expectSeconds(ProbeMedia.probe(late), 5, "MP4 with moov at the end")
-        let mov = try ProbeMedia.file("clip.mov", ProbeMedia.video + ["-c:v", "mjpeg", "-q:v", "20"])
+        let mov = try await ProbeMedia.file("clip.mov", ProbeMedia.video + ["-c:v", "mjpeg", "-q:v", "20"])
         expectSeconds(ProbeMedia.probe(mov), 5, "QuickTime")
     }
 
-    @Test func matroskaAndWebM() throws {
-        let mkv = try ProbeMedia.file("clip.mkv", ProbeMedia.tone + ["-c:a", "flac"])
+    @Test func matroskaAndWebM() async throws {
+        let mkv = try await ProbeMedia.file("clip.mkv", ProbeMedia.tone + ["-c:a", "flac"])
         expectSeconds(ProbeMedia.probe(mkv), 7.5, "Matroska")
-        let webm = try ProbeMedia.file("clip.webm", ProbeMedia.tone + ["-c:a", "libopus"])
+        let webm = try await ProbeMedia.file("clip.webm", ProbeMedia.tone + ["-c:a", "libopus"])
         expectSeconds(ProbeMedia.probe(webm), 7.5, tolerance: 0.05, "WebM")
     }
 
-    @Test func mp3WithXingAndConstantBitrate() throws {
-        let vbr = try ProbeMedia.file("vbr.mp3", ProbeMedia.tone + ["-c:a", "libmp3lame", "-q:a", "4"])
+    @Test func mp3WithXingAndConstantBitrate() async throws {
+        let vbr = try await ProbeMedia.file("vbr.mp3", ProbeMedia.tone + ["-c:a", "libmp3lame", "-q:a", "4"])
         expectSeconds(ProbeMedia.probe(vbr, prefix: 4096), 7.5, tolerance: 0.1, "VBR MP3 (Xing)")
-        let cbr = try ProbeMedia.file("cbr.mp3", ProbeMedia.tone + ["-c:a", "libmp3lame", "-b:a", "128k", "-write_xing", "0"])
+        let cbr = try await ProbeMedia.file("cbr.mp3", ProbeMedia.tone + ["-c:a", "libmp3lame", "-b:a", "128k", "-write_xing", "0"])
         expectSeconds(ProbeMedia.probe(cbr, prefix: 4096), 7.5, tolerance: 0.15, "CBR MP3 (bitrate × length)")
-        let tagged = try ProbeMedia.file("tagged.mp3", ProbeMedia.tone + ["-c:a", "libmp3lame", "-b:a", "64k", "-metadata", "title=Castor", "-id3v2_version", "3"])
+        let tagged = try await ProbeMedia.file("tagged.mp3", ProbeMedia.tone + ["-c:a", "libmp3lame", "-b:a", "64k", "-metadata", "title=Castor", "-id3v2_version", "3"])
         expectSeconds(ProbeMedia.probe(tagged, prefix: 4096), 7.5, tolerance: 0.15, "MP3 after an ID3v2 tag")
     }
 
@@ -109,22 +109,22 @@ struct MediaDurationProbeTests {
                       100 * 1152 / 44100, tolerance: 0.001, "VBRI")
     }
 
-    @Test func aacInADTS() throws {
-        let aac = try ProbeMedia.file("clip.aac", ProbeMedia.tone + ["-c:a", "aac", "-b:a", "96k"])
+    @Test func aacInADTS() async throws {
+        let aac = try await ProbeMedia.file("clip.aac", ProbeMedia.tone + ["-c:a", "aac", "-b:a", "96k"])
         expectSeconds(ProbeMedia.probe(aac, prefix: aac.count), 7.5, tolerance: 0.1, "ADTS, whole file")
         expectSeconds(ProbeMedia.probe(aac, prefix: 8192), 7.5, tolerance: 0.6, "ADTS, estimated from a prefix")
     }
 
-    @Test func flacOggAndWAV() throws {
-        expectSeconds(ProbeMedia.probe(try ProbeMedia.file("clip.flac", ProbeMedia.tone + ["-c:a", "flac"]), prefix: 4096), 7.5, tolerance: 0.01, "FLAC")
-        expectSeconds(ProbeMedia.probe(try ProbeMedia.file("vorbis.ogg", ProbeMedia.tone + ["-c:a", "libvorbis"]), prefix: 4096), 7.5, tolerance: 0.05, "Ogg Vorbis")
-        expectSeconds(ProbeMedia.probe(try ProbeMedia.file("clip.opus", ProbeMedia.tone + ["-c:a", "libopus"]), prefix: 4096), 7.5, tolerance: 0.05, "Ogg Opus")
-        expectSeconds(ProbeMedia.probe(try ProbeMedia.file("flac.oga", ProbeMedia.tone + ["-c:a", "flac", "-f", "ogg"]), prefix: 4096), 7.5, tolerance: 0.05, "Ogg FLAC")
-        expectSeconds(ProbeMedia.probe(try ProbeMedia.file("clip.wav", ProbeMedia.tone + ["-c:a", "pcm_s16le"]), prefix: 4096), 7.5, tolerance: 0.01, "WAV")
+    @Test func flacOggAndWAV() async throws {
+        expectSeconds(ProbeMedia.probe(try await ProbeMedia.file("clip.flac", ProbeMedia.tone + ["-c:a", "flac"]), prefix: 4096), 7.5, tolerance: 0.01, "FLAC")
+        expectSeconds(ProbeMedia.probe(try await ProbeMedia.file("vorbis.ogg", ProbeMedia.tone + ["-c:a", "libvorbis"]), prefix: 4096), 7.5, tolerance: 0.05, "Ogg Vorbis")
+        expectSeconds(ProbeMedia.probe(try await ProbeMedia.file("clip.opus", ProbeMedia.tone + ["-c:a", "libopus"]), prefix: 4096), 7.5, tolerance: 0.05, "Ogg Opus")
+        expectSeconds(ProbeMedia.probe(try await ProbeMedia.file("flac.oga", ProbeMedia.tone + ["-c:a", "flac", "-f", "ogg"]), prefix: 4096), 7.5, tolerance: 0.05, "Ogg FLAC")
+        expectSeconds(ProbeMedia.probe(try await ProbeMedia.file("clip.wav", ProbeMedia.tone + ["-c:a", "pcm_s16le"]), prefix: 4096), 7.5, tolerance: 0.01, "WAV")
     }
 
-    @Test func hlsPlaylists() throws {
-        _ = try ProbeMedia.file("vod.m3u8", ProbeMedia.video + ["-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-hls_time", "1",
+    @Test func hlsPlaylists() async throws {
+        _ = try await ProbeMedia.file("vod.m3u8", ProbeMedia.video + ["-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-hls_time", "1",
                                                                "-hls_list_size", "0", "-hls_playlist_type", "vod", "-f", "hls"])
         let playlist = Array(try Data(contentsOf: ProbeMedia.directory.appendingPathComponent("vod.m3u8")))
         expectSeconds(ProbeMedia.probe(playlist, contentType: "application/vnd.apple.mpegurl"), 5, tolerance: 0.05, "HLS VOD")
@@ -138,8 +138,8 @@ struct MediaDurationProbeTests {
         #expect(HLSPlaylistProbe.resolve("/abs.m3u8", against: "http://h:8/v/master.m3u8") == "http://h:8/abs.m3u8")
     }
 
-    @Test func dashManifests() throws {
-        _ = try ProbeMedia.file("clip.mpd", ProbeMedia.video + ["-c:v", "libx264", "-preset", "ultrafast", "-f", "dash"])
+    @Test func dashManifests() async throws {
+        _ = try await ProbeMedia.file("clip.mpd", ProbeMedia.video + ["-c:v", "libx264", "-preset", "ultrafast", "-f", "dash"])
         let manifest = Array(try Data(contentsOf: ProbeMedia.directory.appendingPathComponent("clip.mpd")))
         expectSeconds(ProbeMedia.probe(manifest, contentType: "application/dash+xml"), 5, tolerance: 0.1, "DASH static")
         let dynamic = Array(#"<?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="dynamic" minimumUpdatePeriod="PT2S"><Period id="0"/></MPD>"#.utf8)
@@ -150,10 +150,10 @@ struct MediaDurationProbeTests {
         #expect(DASHManifestProbe.isoSeconds("PT") == nil && DASHManifestProbe.isoSeconds("1H") == nil)
     }
 
-    @Test func unknownAndTruncatedInputStayUnknown() throws {
+    @Test func unknownAndTruncatedInputStayUnknown() async throws {
         #expect(ProbeMedia.probe(Array("hello, world".utf8)) == .unknown)
         #expect(ProbeMedia.probe([]) == .unknown)
-        let fast = try ProbeMedia.file("fast.mp4", ProbeMedia.video + ["-c:v", "libx264", "-preset", "ultrafast", "-movflags", "+faststart"])
+        let fast = try await ProbeMedia.file("fast.mp4", ProbeMedia.video + ["-c:v", "libx264", "-preset", "ultrafast", "-movflags", "+faststart"])
         // Without a total size and with the file cut short, the probe never asks for bytes twice.
         var data = ProbeBytes(prefix: Array(fast.prefix(20)), totalLength: nil)
         if case .needsBytes(let range) = MediaDurationProbe.probe(data, contentType: nil, url: "http://h/x") {

@@ -105,24 +105,27 @@ enum Peers {
         return executable(URL(fileURLWithPath: python).deletingLastPathComponent().appendingPathComponent(name).path)
     }
 
-    /// Whether `python` can import `module`.
-    static func canImport(_ module: String, with python: String?) -> Bool {
+    /// Whether a Python package is installed where `python` imports it from: Debian's dist-packages
+    /// for /usr/bin/python3, the venv's site-packages otherwise. A file check, not an import: trait
+    /// conditions run on the test pool's few threads and must not wait for a Python process.
+    static func hasPackage(_ package: String, for python: String?) -> Bool {
         guard let python, FileManager.default.isExecutableFile(atPath: python) else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", "import \(module)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        let files = FileManager.default
+        if python == "/usr/bin/python3" {
+            return files.fileExists(atPath: "/usr/lib/python3/dist-packages/\(package)/__init__.py")
+        }
+        let lib = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib")
+        let versions = (try? files.contentsOfDirectory(atPath: lib.path)) ?? []
+        return versions.contains { version in
+            files.fileExists(atPath: lib.appendingPathComponent("\(version)/site-packages/\(package)/__init__.py").path)
+        }
     }
 
     /// Debian's python3 (with python3-pychromecast 9.4), never the venv's or pyenv's.
     static let debianPython = executable("/usr/bin/python3")
-    static let hasDebianPychromecast = canImport("pychromecast", with: debianPython)
-    static let hasVenvPychromecast = canImport("pychromecast", with: TestPaths.python)
-    static let hasNichromecast = canImport("nichromecast", with: TestPaths.python)
+    static let hasDebianPychromecast = hasPackage("pychromecast", for: debianPython)
+    static let hasVenvPychromecast = hasPackage("pychromecast", for: TestPaths.python)
+    static let hasNichromecast = hasPackage("nichromecast", for: TestPaths.python)
     static let catt = inVenv("catt")
     static let cvlc = onPath("cvlc")
     static let ffmpeg = onPath("ffmpeg")
