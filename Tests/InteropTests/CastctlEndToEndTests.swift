@@ -92,13 +92,14 @@ struct CastctlEndToEndTests {
         #expect(FileManager.default.fileExists(atPath: root.path))
         let castctl = TestPaths.program("castctl")
         let device = ["--host", "127.0.0.1", "--port", String(receiver.port), "--json"]
-        let trusted = try await runProgram(castctl, ["status", "--trust-root", root.path, "--require-genuine"] + device)
-        #expect(trusted.status == 0, "\(trusted.stderr)")
-        let status = try JSONValue(parsing: trusted.stdout.last ?? "")
-        #expect(status["device"]?["genuine"] == "verified", "\(status)")
-        let untrusted = try await runProgram(castctl, ["status", "--require-genuine"] + device)
-        #expect(untrusted.status != 0, "a test root is not a Cast root: \(untrusted.stdout)")
+        let trusted = try? await runProgram(castctl, ["status", "--trust-root", root.path, "--require-genuine"] + device)
+        let untrusted = try? await runProgram(castctl, ["status", "--require-genuine"] + device)
+        // The receiver is stopped before any expectation can end the test.
         let stopped = await receiver.stopAndCountViolations()
+        #expect(trusted?.status == 0, "\(trusted?.stderr ?? "castctl did not run")")
+        let status = try? JSONValue(parsing: trusted?.stdout.last ?? "")
+        #expect(status?["device"]?["genuine"] == "verified", "\(String(describing: status))")
+        #expect(untrusted.map { $0.status != 0 } == true, "a test root is not a Cast root: \(untrusted?.stdout ?? [])")
         print("cast-receiver violations with castctl --require-genuine: \(stopped.violations.map(String.init) ?? "unknown")")
         #expect(stopped.status == 0 && stopped.violations == 0, "\(stopped.lines)")
     }

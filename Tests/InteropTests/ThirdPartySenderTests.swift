@@ -63,10 +63,17 @@ struct ThirdPartySenderTests {
     private func runSession(python: String?, library: String, sender: String, expectVersion: String? = nil) async throws {
         let python = try #require(python, "\(sender): no Python interpreter")
         let receiver = try await ReceiverProcess.start()
-        let result = try await runProgram(
-            python, [Self.driver, "--library", library, "--port", String(receiver.port), "--uuid", receiver.id,
-                     "--media", "http://127.0.0.1:9/clip.mp4"])
+        let run: Result<(status: Int32, stdout: [String], stderr: String), any Error>
+        do {
+            run = .success(try await runProgram(
+                python, [Self.driver, "--library", library, "--port", String(receiver.port), "--uuid", receiver.id,
+                         "--media", "http://127.0.0.1:9/clip.mp4"]))
+        } catch {
+            run = .failure(error)
+        }
+        // The receiver is stopped whatever happened to the driver.
         let stopped = await receiver.stopAndCountViolations()
+        let result = try run.get()
         let checks = Self.checks(result.stdout)
         #expect(result.status == 0, "\(sender) driver failed: \(result.stderr.suffix(2000))")
         #expect(checks.done, "\(sender) driver did not finish: \(result.stdout)")
