@@ -129,7 +129,7 @@ let package = Package(
             path: "Examples/castctl", swiftSettings: strictSettings),
         .executableTarget(
             name: "cast-receiver",
-            dependencies: ["CastReceiver", "CastDiscovery", "CastJSON",
+            dependencies: ["CastReceiver", "CastDiscovery", "CastJSON", "CastTransport",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/cast-receiver", exclude: ["pychromecast_smoke.py"], swiftSettings: strictSettings),

@@ -2,7 +2,9 @@
 # Installs what Castor's build, demo and tests need on a fresh Debian machine.
 #   scripts/bootstrap.sh build   – C libraries for the build (GnuTLS, Avahi client, libxml2)
 #   scripts/bootstrap.sh test    – the above, plus avahi-daemon, dbus, iptables, curl, openssl, protobuf
-#                                  tools for the lab tests, and a Python venv with pychromecast.
+#                                  tools for the lab tests, the third-party senders the interop
+#                                  tests drive (VLC, Debian's pychromecast 9.4, ffmpeg for clips),
+#                                  and a Python venv with pychromecast 14, catt and nichromecast.
 set -euo pipefail
 mode="${1:-build}"
 cd "$(dirname "$0")/.."
@@ -10,6 +12,7 @@ cd "$(dirname "$0")/.."
 packages=(libavahi-client-dev libgnutls28-dev libxml2-dev pkg-config)
 if [ "$mode" = test ]; then
   packages+=(avahi-daemon avahi-utils dbus iptables iproute2 curl python3-venv openssl)
+  packages+=(vlc-bin vlc-plugin-base ffmpeg python3-pychromecast)
 fi
 
 missing=()
@@ -25,9 +28,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "$mode" = test ]; then
-  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pychromecast, zeroconf' 2>/dev/null; then
-    echo "bootstrap: creating .venv with pychromecast 14.x"
+  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pychromecast, zeroconf, catt, nichromecast' 2>/dev/null; then
+    echo "bootstrap: creating .venv with pychromecast 14.x, catt and nichromecast"
     python3 -m venv .venv
-    .venv/bin/pip install -q --disable-pip-version-check 'pychromecast>=14,<15' 'zeroconf'
+    .venv/bin/pip install -q --disable-pip-version-check 'pychromecast>=14,<15' 'zeroconf' 'catt' 'nichromecast'
   fi
 fi

@@ -3,7 +3,25 @@ import CastReceiver
 
 /// Publishes the emulated device through avahi-daemon with the discovery module's publisher.
 struct AvahiAdvertiser: CastReceiverAdvertiser {
-    let publisher = CastServicePublisher()
+    let publisher: CastServicePublisher
+
+    /// An advertiser for a receiver listening on `host`: a wildcard address ("::", "0.0.0.0")
+    /// publishes on every interface, any other address only on the interface that holds it, so
+    /// senders never learn an address the receiver does not listen on.
+    /// - Throws: when no interface holds `host`.
+    init(listeningOn host: String) throws {
+        var interface: String?
+        if !["::", "0.0.0.0", ""].contains(host) {
+            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            guard let match = NetworkInterface.current().first(where: { item in
+                item.addresses.contains { $0 == bare || $0.hasPrefix(bare + "%") }
+            }) else {
+                throw CastDiscoveryError(code: .invalidArgument, message: "no network interface holds \(host)")
+            }
+            interface = match.name
+        }
+        publisher = CastServicePublisher(configuration: .init(interface: interface))
+    }
 
     func start(_ advertisement: CastReceiverAdvertisement) async throws {
         try await publish(advertisement)

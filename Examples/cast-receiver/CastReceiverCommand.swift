@@ -26,8 +26,10 @@ struct CastReceiverCommand: AsyncParsableCommand {
     @Option(help: "The device id (a UUID); random by default.")
     var id: String?
 
-    @Option(help: "The address to listen on.")
-    var host = "127.0.0.1"
+    @Option(help: ArgumentHelp(
+        "The address to listen on (default 127.0.0.1; with --advertise, every IPv4 and IPv6 address).",
+        discussion: "With --advertise and an explicit --host, only the interface holding that address is advertised."))
+    var host: String?
 
     @Option(help: "The TCP port; 0 picks a free one (printed in the ready line).")
     var port = 8009
@@ -41,8 +43,11 @@ struct CastReceiverCommand: AsyncParsableCommand {
     @Option(name: .customLong("member"), help: "A group member's name (repeatable; with --group).")
     var members: [String] = []
 
-    @Option(name: .customLong("echo-app"), help: "A custom app APPID=NAMESPACE that echoes {\"echo\": message} (repeatable).")
+    @Option(name: .customLong("echo-app"), help: "A custom app APPID=NAMESPACE that answers each message with the message itself (repeatable).")
     var echoApps: [String] = []
+
+    @Flag(help: "Echo apps answer {\"echo\": message, \"requestId\": …} instead of the message itself.")
+    var echoWrapped = false
 
     @Option(name: .customLong("broken"), help: "Content whose URL contains this text fails with LOAD_FAILED 104 (repeatable).")
     var broken: [String] = []
@@ -73,6 +78,27 @@ struct CastReceiverCommand: AsyncParsableCommand {
     @Option(help: "Seconds each fetch may take (with --fetch-media).")
     var fetchTimeout = 10.0
 
+    @Option(help: ArgumentHelp(
+        "Seconds BUFFERED media plays when neither the sender nor the fetched bytes tell its duration; 0 plays it until stopped.",
+        discussion: "With --fetch-media the receiver reads the duration of MP4/MOV, Matroska/WebM, MP3, AAC (ADTS), FLAC, Ogg, WAV, HLS and DASH itself."))
+    var defaultDuration = 600.0
+
+    @Option(help: ArgumentHelp(
+        "A directory of device-authentication credentials: device.crt + device.key, or a test root (root.crt, intermediate.crt, … as written on first use).",
+        discussion: "Without it a fresh test root (root → intermediate → device) is made at start. An empty or missing directory gets a new test root, kept for later runs."))
+    var credentials: String?
+
+    @Option(help: ArgumentHelp(
+        "Write the PEM of the test root that vouches for the device to this file.",
+        discussion: "Senders that verify devices trust it: castctl --trust-root FILE --require-genuine."))
+    var exportTrustRoot: String?
+
+    @Option(help: "The HTTP port of /setup/eureka_info (devices: 8008); 0 serves none.")
+    var eurekaPort = 8008
+
+    @Option(help: "The HTTPS port of /setup/eureka_info (devices: 8443); 0 serves none.")
+    var eurekaTlsPort = 8443
+
     func validate() throws {
         if audio && group { throw ValidationError("--audio and --group are mutually exclusive") }
         if !members.isEmpty && !group { throw ValidationError("--member needs --group") }
@@ -81,6 +107,10 @@ struct CastReceiverCommand: AsyncParsableCommand {
         if latencyMs < 0 { throw ValidationError("--latency-ms must not be negative") }
         if !(heartbeatTimeout > 0) { throw ValidationError("--heartbeat-timeout must be positive") }
         if !(fetchTimeout > 0) { throw ValidationError("--fetch-timeout must be positive") }
+        if !(defaultDuration >= 0) { throw ValidationError("--default-duration must not be negative") }
+        for (name, value) in [("--eureka-port", eurekaPort), ("--eureka-tls-port", eurekaTlsPort)] where !(0...65_535).contains(value) {
+            throw ValidationError("\(name) must be in 0...65535")
+        }
         for app in echoApps {
             let parts = app.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, !parts[0].isEmpty, parts[1].hasPrefix("urn:x-cast:") else {
@@ -98,30 +128,69 @@ struct CastReceiverCommand: AsyncParsableCommand {
         } else {
             kind = audio ? .audio : .video
         }
+        let deviceID = id.flatMap(UUID.init(uuidString:)) ?? UUID()
+        let loaded: DeviceCredentialsLoader.Loaded
+        do {
+            loaded = try DeviceCredentialsLoader.load(directory: credentials, deviceID: deviceID.uuidString.lowercased())
+        } catch {
+            try? FileHandle.standardError.write(contentsOf: Data("cast-receiver: cannot load device credentials: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        if let exportTrustRoot {
+            guard let root = loaded.rootPEM else {
+                try? FileHandle.standardError.write(contentsOf: Data(
+                    "cast-receiver: --export-trust-root: the credentials directory has no root.crt\n".utf8))
+                throw ExitCode(1)
+            }
+            try Data(root.utf8).write(to: URL(fileURLWithPath: exportTrustRoot), options: .atomic)
+        }
         let brokenParts = broken
+        let wrapped = echoWrapped
         let apps = echoApps.map { spec -> CastReceiverApp in
             let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
-            return CastReceiverApp(appId: parts[0], displayName: "Echo \(parts[0])", namespaces: [parts[1]], handler: EchoAppHandler())
+            return CastReceiverApp(
+                appId: parts[0], displayName: "Echo \(parts[0])", namespaces: [parts[1]], handler: EchoAppHandler(wrapped: wrapped))
         }
-        let configuration = CastReceiverConfiguration(
-            name: name, model: model, id: id.flatMap(UUID.init(uuidString:)) ?? UUID(), kind: kind, host: host,
-            port: port, replyLatency: .milliseconds(latencyMs),
-            heartbeat: CastReceiverHeartbeat(silenceTimeout: .milliseconds(Int(heartbeatTimeout * 1000))),
-            isBrokenContent: { url in brokenParts.contains { url.contains($0) } },
-            apps: apps, volumeLevel: volume,
-            mediaFetching: fetchMedia ? CastReceiverMediaFetching(timeout: .milliseconds(Int(fetchTimeout * 1000))) : nil)
-        let receiver = CastReceiver(
-            configuration: configuration, advertiser: advertise ? AvahiAdvertiser() : nil, logger: logger)
         let waitForTermination = Self.installTerminationHandlers()
-        do {
-            try await receiver.start()
-        } catch {
-            try? FileHandle.standardError.write(contentsOf: Data("cast-receiver: \(error)\n".utf8))
+        // With --advertise and no --host, listen wherever the device is advertised: every IPv4 and
+        // IPv6 address ("::" is dual-stack on Linux), or every IPv4 address where IPv6 is off.
+        let hosts = host.map { [$0] } ?? (advertise ? ["::", "0.0.0.0"] : ["127.0.0.1"])
+        var started: (receiver: CastReceiver, host: String, configuration: CastReceiverConfiguration)?
+        var lastError: (any Error)?
+        for candidate in hosts {
+            let configuration = CastReceiverConfiguration(
+                name: name, model: model, id: deviceID, kind: kind, host: candidate,
+                port: port, replyLatency: .milliseconds(latencyMs),
+                heartbeat: CastReceiverHeartbeat(silenceTimeout: .milliseconds(Int(heartbeatTimeout * 1000))),
+                isBrokenContent: { url in brokenParts.contains { url.contains($0) } },
+                apps: apps, volumeLevel: volume, deviceCredentials: loaded.credentials,
+                mediaFetching: fetchMedia ? CastReceiverMediaFetching(timeout: .milliseconds(Int(fetchTimeout * 1000))) : nil,
+                defaultMediaDuration: defaultDuration > 0 ? .milliseconds(Int(defaultDuration * 1000)) : nil,
+                eureka: CastReceiverEureka(httpPort: eurekaPort, httpsPort: eurekaTlsPort))
+            let advertiser = advertise ? try AvahiAdvertiser(listeningOn: candidate) : nil
+            let receiver = CastReceiver(configuration: configuration, advertiser: advertiser, logger: logger)
+            do {
+                try await receiver.start()
+                started = (receiver, candidate, configuration)
+                break
+            } catch {
+                lastError = error
+            }
+        }
+        guard let (receiver, boundHost, configuration) = started else {
+            try? FileHandle.standardError.write(contentsOf: Data("cast-receiver: \(lastError.map { "\($0)" } ?? "cannot start")\n".utf8))
             throw ExitCode(1)
         }
         let boundPort = await receiver.port ?? port
-        say("cast-receiver: listening on \(host):\(boundPort)")
+        say("cast-receiver: listening on \(boundHost):\(boundPort)")
         say("cast-receiver: \(name) (\(configuration.model)) id \(configuration.id.uuidString.lowercased())")
+        say("cast-receiver: device authentication with \(loaded.summary)")
+        if let exportTrustRoot { say("cast-receiver: trust root written to \(exportTrustRoot)") }
+        if let eureka = await receiver.eurekaPorts {
+            if let http = eureka.http { say("cast-receiver: eureka_info on http port \(http)") }
+            if let https = eureka.https { say("cast-receiver: eureka_info on https port \(https)") }
+            for problem in eureka.problems { say("cast-receiver: warning: \(problem)") }
+        }
         let fetchPrinter = fetchMedia ? Task {
             for await fetch in await receiver.fetchEvents() { say("cast-receiver: fetch \(fetch)") }
         } : nil
@@ -184,11 +253,4 @@ nonisolated(unsafe) private var signalPipe: Int32 = -1
 /// A closed pipe (the reader went away) is ignored rather than fatal.
 func say(_ line: String) {
     try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
-}
-
-/// A custom app that answers every message with `{"echo": <message>}`.
-struct EchoAppHandler: CastReceiverAppHandler {
-    func handle(_ message: CastReceiverAppMessage) -> [CastReceiverAppResponse] {
-        [.reply(["echo": message.json ?? .string(message.text)])]
-    }
 }

@@ -25,7 +25,7 @@ struct DeviceOptions: ParsableArguments {
     @Flag(name: .long, help: "Refuse a device that device authentication does not prove genuine.")
     var requireGenuine = false
 
-    @Option(name: .long, help: "A PEM file of extra trusted Cast roots (for test devices such as cast-receiver --credentials).")
+    @Option(name: .long, help: "A PEM file of extra trusted Cast roots (for test devices: the file cast-receiver --export-trust-root writes).")
     var trustRoot: String?
 
     var requestTimeout: Duration { .milliseconds(Int64(timeout * 1000)) }

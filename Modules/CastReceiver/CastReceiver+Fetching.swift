@@ -32,8 +32,8 @@ extension CastReceiver {
         let id = nextFetchId
         nextFetchId += 1
         fetchTasks[id] = Task { [weak self] in
-            let failure = await fetcher.run(plan) { [weak self] fetch in await self?.record(fetch) }
-            await self?.fetchFinished(plan, failure: failure, task: id)
+            let outcome = await fetcher.run(plan) { [weak self] fetch in await self?.record(fetch) }
+            await self?.fetchFinished(plan, outcome: outcome, task: id)
         }
     }
 
@@ -48,10 +48,14 @@ extension CastReceiver {
         for continuation in fetchSubscribers.values { continuation.yield(fetch) }
     }
 
-    private func fetchFinished(_ plan: MediaFetchPlan, failure: MediaFetchFailure?, task: Int) {
+    private func fetchFinished(_ plan: MediaFetchPlan, outcome: MediaFetchOutcome, task: Int) {
         fetchTasks[task] = nil
         guard phase != .stopped else { return }
-        perform(engine.mediaFetchCompleted(sessionId: plan.sessionId, token: plan.token, failure: failure, now: clock.now()))
+        let before = engine.violations.count
+        perform(engine.mediaFetchCompleted(
+            sessionId: plan.sessionId, token: plan.token, failure: outcome.failure, durations: outcome.durations,
+            now: clock.now()))
+        logNewViolations(since: before)
         rearm()
         refreshAdvertisement()
     }

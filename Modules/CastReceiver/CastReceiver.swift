@@ -51,6 +51,9 @@ public actor CastReceiver {
     private var acceptTask: Task<Void, Never>?
     private var advertisedStatus: String?
     private var boundPort: Int?
+    private var eurekaServers: [EurekaServer] = []
+    private var eurekaState: CastReceiverEurekaPorts?
+    private var tlsIdentity: TLSCredentials?
     /// Fetches content for held media requests (media fetching on), with what it fetched so far,
     /// who follows new fetches and the fetches in flight.
     let fetcher: MediaFetcher?
@@ -84,6 +87,9 @@ public actor CastReceiver {
 
     /// The TCP port the receiver listens on, once started.
     public var port: Int? { boundPort }
+
+    /// Where `/setup/eureka_info` is served, once started with ``CastReceiverConfiguration/eureka`` set.
+    public var eurekaPorts: CastReceiverEurekaPorts? { eurekaState }
 
     /// How many sender sockets are open.
     public var connectionCount: Int { connections.count }
@@ -132,6 +138,7 @@ public actor CastReceiver {
             // The TLS certificate is fixed before listening: device authentication signs over its DER.
             let credentials = try configuration.tlsCredentials ?? TLSCredentials.selfSigned()
             engine.settings.tlsCertificateDER = credentials.certificateDER
+            tlsIdentity = credentials
             listener = try await TLSReceiverListener.listen(
                 host: configuration.host, port: configuration.port, credentials: credentials)
         } catch {
@@ -152,6 +159,9 @@ public actor CastReceiver {
             }
         }
         logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(listener.port)"])
+        if let eureka = configuration.eureka, let advertisement {
+            await startEureka(eureka, info: EurekaInfo(advertisement: advertisement, kind: configuration.kind))
+        }
         if let advertiser, let advertisement {
             do {
                 try await advertiser.start(advertisement)
@@ -175,6 +185,8 @@ public actor CastReceiver {
         armedDeadline = nil
         if let listener { await listener.close() }
         listener = nil
+        for server in eurekaServers { await server.close() }
+        eurekaServers = []
         let open = connections
         connections = [:]
         for (socket, connection) in open {
@@ -234,10 +246,40 @@ public actor CastReceiver {
         rearm()
     }
 
+    /// Serves eureka_info on the configured ports; a port that cannot be bound is logged and skipped.
+    private func startEureka(_ eureka: CastReceiverEureka, info: EurekaInfo) async {
+        var state = CastReceiverEurekaPorts(http: nil, https: nil, problems: [])
+        let tls = tlsIdentity
+        for (port, secure) in [(eureka.httpPort, false), (eureka.httpsPort, true)] where port > 0 {
+            do {
+                let server = try await EurekaServer.start(
+                    host: configuration.host, port: port, info: info, tls: secure ? tls : nil)
+                eurekaServers.append(server)
+                if secure { state.https = server.port } else { state.http = server.port }
+            } catch {
+                let problem = "cannot serve eureka_info over \(secure ? "HTTPS" : "HTTP") on \(configuration.host):\(port): \(error)"
+                state.problems.append(problem)
+                logger.warning("eureka", metadata: ["problem": "\(problem)"])
+            }
+        }
+        eurekaState = state
+    }
+
     // MARK: Driving the state machine
 
     func handle(_ message: CastMessage, from socket: Int) {
         guard connections[socket] != nil else { return }
+        if logger.logLevel <= .debug, message.namespace != Wire.heartbeat {
+            let payload: String
+            switch message.payload {
+            case .string(let text): payload = text.count > 512 ? String(text.prefix(512)) + "…" : text
+            case .binary(let data): payload = "<\(data.count) bytes>"
+            }
+            logger.debug("received", metadata: [
+                "socket": "\(socket)", "from": "\(message.sourceId)", "to": "\(message.destinationId)",
+                "namespace": "\(message.namespace)", "payload": "\(payload)",
+            ])
+        }
         let before = engine.violations.count
         perform(engine.receive(message, from: socket, now: clock.now()))
         logNewViolations(since: before)

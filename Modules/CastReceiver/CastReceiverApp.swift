@@ -35,6 +35,11 @@ public struct CastReceiverApp: Sendable {
 /// The receiver-side half of a custom application: it sees every message a connected sender sends
 /// on one of the app's namespaces and decides what to send back.
 ///
+/// A reply to the sender (``CastReceiverAppResponse/Audience/sender``) to a request carries the
+/// request's `requestId`: when the request is a JSON object with a `requestId` and the reply is a
+/// JSON object without one, the receiver adds it, so a sender waiting for the answer gets it. A
+/// handler that sets `requestId` itself keeps its value; broadcasts are left as they are.
+///
 /// Handlers run inside the receiver's state machine: keep them quick and free of I/O.
 public protocol CastReceiverAppHandler: Sendable {
     /// Answers one message. Return the messages to send (an empty array sends nothing).

@@ -46,6 +46,13 @@ public struct CastReceiverConfiguration: Sendable {
     /// Whether and how the device fetches the media and text tracks senders load, to prove their URLs
     /// work (see ``CastReceiverMediaFetching``); `nil`, the default, fetches nothing.
     public var mediaFetching: CastReceiverMediaFetching?
+    /// How long BUFFERED media plays when neither the sender (`media.duration`) nor, with
+    /// ``mediaFetching`` on, the fetched bytes tell its duration; `nil`, the default, lets such media
+    /// play until a sender stops it. The `cast-receiver` program uses 600 seconds.
+    public var defaultMediaDuration: Duration?
+    /// Whether and where the device serves `/setup/eureka_info` (see ``CastReceiverEureka``); `nil`,
+    /// the default, serves nothing. The `cast-receiver` program serves it on 8008 and 8443.
+    public var eureka: CastReceiverEureka?
 
     /// Creates a configuration; every parameter has a realistic default.
     public init(
@@ -57,7 +64,8 @@ public struct CastReceiverConfiguration: Sendable {
         apps: [CastReceiverApp] = [], volumeLevel: Double = 0.5,
         volumeControl: CastReceiverVolumeControl = .attenuation, shuffleSeed: UInt64? = nil,
         protocolVersion: Int = 5, tlsCredentials: TLSCredentials? = nil,
-        deviceCredentials: CastDeviceCredentials? = nil, mediaFetching: CastReceiverMediaFetching? = nil
+        deviceCredentials: CastDeviceCredentials? = nil, mediaFetching: CastReceiverMediaFetching? = nil,
+        defaultMediaDuration: Duration? = nil, eureka: CastReceiverEureka? = nil
     ) {
         self.name = name
         self.model = model ?? (kind.isGroup ? "Google Cast Group" : kind.hasVideoOutput ? "Chromecast" : "Chromecast Audio")
@@ -77,6 +85,8 @@ public struct CastReceiverConfiguration: Sendable {
         self.tlsCredentials = tlsCredentials
         self.deviceCredentials = deviceCredentials
         self.mediaFetching = mediaFetching
+        self.defaultMediaDuration = defaultMediaDuration
+        self.eureka = eureka
     }
 }
 

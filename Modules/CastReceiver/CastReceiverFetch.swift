@@ -5,12 +5,15 @@
 public struct CastReceiverFetch: Sendable, Hashable, CustomStringConvertible {
     /// What was fetched.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable { case media, textTrack }
+        private enum Base: String, Sendable, Hashable { case media, textTrack, probe }
         private let base: Base
         /// The first bytes of a media item (`contentUrl`, else `contentId`).
         public static let media = Kind(base: .media)
         /// A text track (`trackContentId`), fetched whole.
         public static let textTrack = Kind(base: .textTrack)
+        /// More bytes of a media item (or its HLS variant playlist), fetched to read its duration:
+        /// an MP4 `moov` after the media data, the last page of an Ogg file, the rest of a manifest.
+        public static let probe = Kind(base: .probe)
         /// The kind's name.
         public var description: String { base.rawValue }
     }
@@ -29,12 +32,19 @@ public struct CastReceiverFetch: Sendable, Hashable, CustomStringConvertible {
     public var contentType: String?
     /// The response's `Content-Range`.
     public var contentRange: String?
+    /// The response's `Content-Length`.
+    public var contentLength: Int?
     /// Whether the response's `Access-Control-Allow-Origin` admits the receiver's origin.
     public var corsAllowed: Bool
     /// The body bytes received (at most the requested range, or the text track limit).
     public var body: [UInt8]
     /// Why the fetch failed; `nil` when the content is usable.
     public var error: CastReceiverError?
+    /// The media's duration in seconds, read from the fetched bytes (MP4, Matroska/WebM, MP3, AAC/ADTS,
+    /// FLAC, Ogg, WAV, HLS and DASH); `nil` when the format does not say or was not recognised.
+    public var duration: Double?
+    /// Whether the media is a live stream (an HLS playlist without an end, a dynamic DASH manifest).
+    public var isLive = false
 
     /// Creates a fetch record.
     public init(
@@ -66,6 +76,8 @@ public struct CastReceiverFetch: Sendable, Hashable, CustomStringConvertible {
         text += " → " + (statusCode.map(String.init) ?? "no response")
         if let contentType { text += " \(contentType)" }
         text += ", \(bytesReceived) bytes, CORS \(corsAllowed ? "ok" : "missing")"
+        if let duration { text += ", duration \(duration) s" }
+        if isLive { text += ", LIVE" }
         if let error { text += ": \(error)" }
         return text
     }

@@ -9,6 +9,7 @@ public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible
         private enum Base: String, Sendable, Hashable {
             case notConnected, unknownNamespace, malformedPayload, missingRequestId
             case invalidConnect, unexpectedMessage, invalidFrame, heartbeatTimeout, unsupportedAuthMessage
+            case refusedRequest
         }
         private let base: Base
         /// A non-transport message on a virtual connection that was never opened with CONNECT
@@ -30,6 +31,9 @@ public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible
         public static let heartbeatTimeout = Kind(base: .heartbeatTimeout)
         /// A device-authentication message that is not a well-formed challenge; ignored.
         public static let unsupportedAuthMessage = Kind(base: .unsupportedAuthMessage)
+        /// A request the receiver answered with an error (`INVALID_REQUEST`, `INVALID_PLAYER_STATE`,
+        /// `LAUNCH_ERROR`): invalid parameters, an unknown command or app, a stale media session.
+        public static let refusedRequest = Kind(base: .refusedRequest)
         /// The kind's name.
         public var description: String { base.rawValue }
     }
@@ -46,11 +50,14 @@ public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible
     public var sourceId: String?
     /// The envelope destination id of the offending message, when there was one.
     public var destinationId: String?
+    /// The offending message's payload as sent (JSON text; binary payloads as a byte count), cut at
+    /// 2048 characters, when there was a message.
+    public var request: String?
 
     /// Creates a violation record.
     public init(
         kind: Kind, message: String, connection: Int,
-        namespace: String? = nil, sourceId: String? = nil, destinationId: String? = nil
+        namespace: String? = nil, sourceId: String? = nil, destinationId: String? = nil, request: String? = nil
     ) {
         self.kind = kind
         self.message = message
@@ -58,13 +65,16 @@ public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible
         self.namespace = namespace
         self.sourceId = sourceId
         self.destinationId = destinationId
+        self.request = request
     }
 
-    /// `[kind] socket N sourceId→destinationId namespace: message`.
+    /// `[kind] socket N sourceId→destinationId namespace: message; request: payload`.
     public var description: String {
         var text = "[\(kind)] socket \(connection)"
         if let sourceId, let destinationId { text += " \(sourceId)→\(destinationId)" }
         if let namespace { text += " \(namespace)" }
-        return text + ": " + message
+        text += ": " + message
+        if let request { text += "; request: " + request }
+        return text
     }
 }

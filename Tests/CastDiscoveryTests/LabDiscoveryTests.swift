@@ -277,3 +277,37 @@ struct LabDiscoveryTests {
         browser.closeInput()
     }
 }
+
+/// `cast-receiver --advertise` listens where it advertises: pychromecast on the other host finds it
+/// over mDNS and connects to the address it resolved.
+extension LabDiscoveryTests {
+    /// The cast-receiver program built next to the test bundle.
+    static var castReceiver: String? {
+        LabPaths.tool.map { URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("cast-receiver").path }
+            .flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
+    }
+
+    @Test("cast-receiver --advertise (without and with --host): found over mDNS and reachable from the other host",
+          arguments: [[], ["--host", LabNetwork.addressA]])
+    func castReceiverListensWhereItAdvertises(_ host: [String]) async throws {
+        let receiver = try #require(Self.castReceiver, "cast-receiver not built: run `swift build --build-tests` first")
+        let lab = try LabNetwork.up()
+        defer { lab.down() }
+        let python = try python()
+        _ = try lab.spawn("a", [receiver, "--advertise", "--port", "8009", "--id", dashedID, "--name", "Lab Receiver",
+                                "--eureka-port", "0", "--eureka-tls-port", "0"] + host)
+        // Spawned and awaited, not run to completion: discovery takes seconds, and a blocking wait
+        // would hold one of the test pool's threads all that time.
+        let connector = try lab.spawn("b", [python, LabPaths.labScript("pychromecast_connect.py"), LabNetwork.addressB, dashedID, "30"])
+        let result = try #require(await connector.next(limit: .seconds(90)) { $0["found"] != nil }, "pychromecast_connect.py printed no result")
+        let output = "\(result)"
+        #expect(result["found"] as? Bool == true, "\(output)")
+        #expect(result["friendly_name"] as? String == "Lab Receiver")
+        #expect(result["host"] as? String == LabNetwork.addressA, "\(output)")
+        #expect(result["connected"] as? Bool == true, "pychromecast could not connect to what was advertised: \(output)")
+        // Without --host the receiver listens on every address; with it, only on that one: loopback on
+        // host a answers in the first case only.
+        let loopback = try lab.run("a", ["bash", "-c", "if (exec 3<>/dev/tcp/127.0.0.1/8009) 2>/dev/null; then echo open; else echo closed; fi"])
+        #expect(loopback.contains(host.isEmpty ? "open" : "closed"), "\(loopback)")
+    }
+}

@@ -106,7 +106,7 @@ struct MediaFetchPlanTests {
     }
 
     @Test func checksFollowWhatAPlayerAccepts() {
-        let check = MediaFetchCheck(origin: "https://www.gstatic.com", prefixLength: 16)
+        let check = MediaFetchCheck(origin: "https://www.gstatic.com", requestedRange: 0...15)
         #expect(check.corsAllows(["*"]) && check.corsAllows(["https://www.gstatic.com"]))
         #expect(!check.corsAllows([]) && !check.corsAllows(["https://evil.example"]) && !check.corsAllows(["*", "*"]))
         #expect(MediaFetchCheck.isWebVTT(Array("WEBVTT".utf8)))

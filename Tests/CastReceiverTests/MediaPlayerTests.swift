@@ -75,8 +75,8 @@ struct MediaPlayerTests {
         ["type": "LOAD", "media": ["contentId": 5]],
         ["type": "LOAD", "media": ["contentId": "a", "streamType": "SOMETIMES"]],
         ["type": "LOAD", "media": ["contentId": "a", "tracks": [["type": "TEXT"]]]],
-        ["type": "LOAD", "media": ["contentId": "a"], "autoplay": "yes"],
-        ["type": "LOAD", "media": ["contentId": "a"], "currentTime": "0"],
+        ["type": "LOAD", "media": ["contentId": "a"], "currentTime": "zero"],
+        ["type": "LOAD", "media": ["contentId": "a", "duration": "long"]],
         ["type": "LOAD", "media": ["contentId": "a"], "playbackRate": 0],
         ["type": "LOAD", "queueData": ["items": [["itemId": 3, "media": ["contentId": "a"]]]]],
         ["type": "LOAD", "queueData": ["items": [["media": ["contentId": "a"]]], "startIndex": 1]],
@@ -104,7 +104,7 @@ struct MediaPlayerTests {
             == [.reply(["type": "INVALID_REQUEST", "requestId": 3, "reason": "INVALID_MEDIA_SESSION_ID"])])
         #expect(h.request(["type": "PAUSE", "requestId": 4])
             == [.reply(["type": "INVALID_REQUEST", "requestId": 4, "reason": "INVALID_PARAMS"])])
-        #expect(h.request(["type": "PAUSE", "requestId": 5, "mediaSessionId": "1"])
+        #expect(h.request(["type": "PAUSE", "requestId": 5, "mediaSessionId": "one"])
             == [.reply(["type": "INVALID_REQUEST", "requestId": 5, "reason": "INVALID_PARAMS"])])
         #expect(h.request(["type": "PRECACHE", "requestId": 6])
             == [.reply(["type": "INVALID_REQUEST", "requestId": 6, "reason": "INVALID_COMMAND"])])

@@ -235,7 +235,9 @@ struct PlatformEngineTests {
         #expect(h.receiver(1, ["type": "GET_STATUS"]).isEmpty)
         #expect(h.receiver(1, ["type": "LAUNCH", "appId": "CC1AD845"]).isEmpty)
         #expect(h.engine.app?.descriptor.appId == "E8C28D3C")
-        #expect(h.engine.violations.map(\.kind) == [.missingRequestId, .missingRequestId])
+        // The unknown command is refused (and recorded with the request); requests without requestId are ignored.
+        #expect(h.engine.violations.map(\.kind) == [.refusedRequest, .missingRequestId, .missingRequestId])
+        #expect(h.engine.violations.first?.request?.contains("REBOOT") == true)
     }
 
     @Test func malformedPayloadsAreRecorded() {

@@ -31,5 +31,16 @@ let package = Package(
         .executableTarget(
             name: "FuzzCertificatePath",
             dependencies: [.product(name: "CastTransport", package: "Castor")]),
+        // The emulated receiver's parsers: media duration probes and the eureka_info request target.
+        .executableTarget(name: "FuzzMovieDuration", dependencies: [.product(name: "CastReceiver", package: "Castor")]),
+        .executableTarget(name: "FuzzMatroskaDuration", dependencies: [.product(name: "CastReceiver", package: "Castor")]),
+        .executableTarget(name: "FuzzMPEGAudioDuration", dependencies: [.product(name: "CastReceiver", package: "Castor")]),
+        .executableTarget(name: "FuzzADTSDuration", dependencies: [.product(name: "CastReceiver", package: "Castor")]),
+        .executableTarget(name: "FuzzFLACDuration", dependencies: [.product(name: "CastReceiver", package: "Castor")]),
+        .executableTarget(name: "FuzzOggDuration", dependencies: [.product(name: "CastReceiver", package: "Castor")]),
+        .executableTarget(name: "FuzzWAVDuration", dependencies: [.product(name: "CastReceiver", package: "Castor")]),
+        .executableTarget(name: "FuzzHLSPlaylist", dependencies: [.product(name: "CastReceiver", package: "Castor")]),
+        .executableTarget(name: "FuzzDASHManifest", dependencies: [.product(name: "CastReceiver", package: "Castor")]),
+        .executableTarget(name: "FuzzEurekaInfo", dependencies: [.product(name: "CastReceiver", package: "Castor")]),
     ]
 )

@@ -61,7 +61,7 @@ struct CastctlEndToEndTests {
         let parts = ReceiverProcess.echoApp.split(separator: "=").map(String.init)
         _ = try await run(["launch", parts[0]])
         let echoed = try await run(["app", "send", parts[1], #"{"type":"PING","n":7}"#])
-        #expect(echoed["echo"]?["n"] == 7)
+        #expect(echoed["n"] == 7 && echoed["type"] == "PING", "the echo app answers with the request itself: \(echoed)")
         let stopped = try await run(["stop"])
         #expect(stopped["applications"]?.arrayValue?.contains { $0["appId"] == .string(parts[0]) } == false)
 
@@ -74,8 +74,33 @@ struct CastctlEndToEndTests {
         #expect(refused.status != 0)
         #expect(refused.stderr.hasPrefix("castctl: "))
 
-        // castctl is a well-behaved sender: the strict receiver recorded no violations.
+        // castctl is a well-behaved sender: the only violation the strict receiver recorded is the
+        // deliberate launch of an app that does not exist (every refused request is recorded).
         let exit = await receiver.child.terminate()
-        #expect(exit == 0, "violations: \(receiver.child.output.filter { $0.contains("violation") })")
+        let violations = receiver.child.output.filter { $0.hasPrefix("cast-receiver: violation ") }
+        #expect(exit == 3, "--strict exits 3 after violations: \(violations)")
+        #expect(violations.count == 1 && violations.first?.contains("[refusedRequest]") == true
+                && violations.first?.contains("NOPE0000") == true, "\(violations)")
+    }
+
+    /// A sender that verifies devices accepts cast-receiver once it trusts the exported test root,
+    /// and refuses it without.
+    @Test func castctlRequireGenuineTrustsTheExportedRoot() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("castor-root-\(UUID().uuidString).pem")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let receiver = try await ReceiverProcess.start(["--export-trust-root", root.path, "--strict"])
+        #expect(FileManager.default.fileExists(atPath: root.path))
+        let castctl = TestPaths.program("castctl")
+        let device = ["--host", "127.0.0.1", "--port", String(receiver.port), "--json"]
+        let trusted = try? await runProgram(castctl, ["status", "--trust-root", root.path, "--require-genuine"] + device)
+        let untrusted = try? await runProgram(castctl, ["status", "--require-genuine"] + device)
+        // The receiver is stopped before any expectation can end the test.
+        let stopped = await receiver.stopAndCountViolations()
+        #expect(trusted?.status == 0, "\(trusted?.stderr ?? "castctl did not run")")
+        let status = try? JSONValue(parsing: trusted?.stdout.last ?? "")
+        #expect(status?["device"]?["genuine"] == "verified", "\(String(describing: status))")
+        #expect(untrusted.map { $0.status != 0 } == true, "a test root is not a Cast root: \(untrusted?.stdout ?? [])")
+        print("cast-receiver violations with castctl --require-genuine: \(stopped.violations.map(String.init) ?? "unknown")")
+        #expect(stopped.status == 0 && stopped.violations == 0, "\(stopped.lines)")
     }
 }

@@ -36,11 +36,14 @@ struct ReceiverProcess {
 
     static let echoApp = "E4C40001=urn:x-cast:com.castor.test.echo"
 
+    /// Starts `cast-receiver` on a free port. eureka_info stays off (its device ports 8008/8443 would
+    /// collide between tests running in parallel); the tests that need it run in a private network namespace.
     static func start(_ extra: [String] = []) async throws -> ReceiverProcess {
         let id = UUID().uuidString.lowercased()
         let child = try ChildProcess(
             TestPaths.program("cast-receiver"),
-            ["--name", "Interop TV", "--port", "0", "--id", id, "--echo-app", echoApp] + extra)
+            ["--name", "Interop TV", "--port", "0", "--id", id, "--echo-app", echoApp, "--eureka-port", "0",
+             "--eureka-tls-port", "0"] + extra)
         guard let ready = await child.waitForLine(where: { $0.contains("listening on") }),
             let port = ready.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
         else {
@@ -62,3 +65,71 @@ func runProgram(_ executable: String, _ arguments: [String]) async throws -> (st
     let status = await child.waitForExit()
     return (status, child.output, child.errorOutput)
 }
+
+extension ReceiverProcess {
+    /// Stops the receiver (SIGTERM) and returns how many violations it reported on exit.
+    func stopAndCountViolations() async -> (status: Int32, violations: Int?, lines: [String]) {
+        let status = await child.terminate()
+        return (status, violationCount(in: child.output), child.output.filter { $0.contains("violation") })
+    }
+}
+
+/// The number in cast-receiver's closing line, `cast-receiver: stopped; N violation(s)`.
+func violationCount(in lines: [String]) -> Int? {
+    for line in lines.reversed() {
+        guard let range = line.range(of: "stopped; ") else { continue }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+    return nil
+}
+
+/// Where the third-party senders are, and whether a missing one may skip its test.
+enum Peers {
+    /// In CI (`CI=true`) every peer must be there: a missing one fails its test instead of skipping it.
+    static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
+    static let isRoot = getuid() == 0
+
+    static func executable(_ path: String) -> String? {
+        FileManager.default.isExecutableFile(atPath: path) ? path : nil
+    }
+
+    /// A program on `PATH`.
+    static func onPath(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").lazy.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// A program installed in the package's venv (`catt`).
+    static func inVenv(_ name: String) -> String? {
+        guard let python = TestPaths.python else { return nil }
+        return executable(URL(fileURLWithPath: python).deletingLastPathComponent().appendingPathComponent(name).path)
+    }
+
+    /// Whether a Python package is installed where `python` imports it from: Debian's dist-packages
+    /// for /usr/bin/python3, the venv's site-packages otherwise. A file check, not an import: trait
+    /// conditions run on the test pool's few threads and must not wait for a Python process.
+    static func hasPackage(_ package: String, for python: String?) -> Bool {
+        guard let python, FileManager.default.isExecutableFile(atPath: python) else { return false }
+        let files = FileManager.default
+        if python == "/usr/bin/python3" {
+            return files.fileExists(atPath: "/usr/lib/python3/dist-packages/\(package)/__init__.py")
+        }
+        let lib = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib")
+        let versions = (try? files.contentsOfDirectory(atPath: lib.path)) ?? []
+        return versions.contains { version in
+            files.fileExists(atPath: lib.appendingPathComponent("\(version)/site-packages/\(package)/__init__.py").path)
+        }
+    }
+
+    /// Debian's python3 (with python3-pychromecast 9.4), never the venv's or pyenv's.
+    static let debianPython = executable("/usr/bin/python3")
+    static let hasDebianPychromecast = hasPackage("pychromecast", for: debianPython)
+    static let hasVenvPychromecast = hasPackage("pychromecast", for: TestPaths.python)
+    static let hasNichromecast = hasPackage("nichromecast", for: TestPaths.python)
+    static let catt = inVenv("catt")
+    static let cvlc = onPath("cvlc")
+    static let ffmpeg = onPath("ffmpeg")
+    static let unshare = onPath("unshare")
+    static let runuser = onPath("runuser")
+}
+

@@ -34,7 +34,7 @@ def wait_for(predicate, timeout=10.0):
 
 
 class EchoController(BaseController):
-    """A custom namespace controller: the receiver app answers {"echo": message}."""
+    """A custom namespace controller: the receiver app answers with the message itself."""
 
     def __init__(self, namespace, app_id):
         super().__init__(namespace, app_id)
@@ -112,7 +112,8 @@ def main():
     echo.send_message({"type": "HELLO", "from": "pychromecast"})
     got = echo.event.wait(10)
     report("custom_namespace_launch", wait_for(lambda: cast.app_id == echo_app), cast.app_id)
-    report("custom_namespace_round_trip", got and any(r.get("echo", {}).get("from") == "pychromecast" for r in echo.replies),
+    # The echo app answers with the request itself.
+    report("custom_namespace_round_trip", got and any(r.get("from") == "pychromecast" for r in echo.replies),
            echo.replies)
 
     # Quit the app.

@@ -6,6 +6,8 @@ struct MediaFetchPlan: Sendable, Hashable {
         var url: String
         /// Whether the response must carry CORS headers admitting the receiver's origin.
         var requiresCORS: Bool
+        /// Whether the media's duration must be read from the fetched bytes (the sender gave none).
+        var probesDuration = false
     }
 
     /// Identifies the held request within its app session.
@@ -26,7 +28,7 @@ struct MediaFetchPlan: Sendable, Hashable {
         }
         for item in items {
             if isFetchable(item.url) {
-                add(Target(kind: .media, url: item.url, requiresCORS: !item.tracks.isEmpty))
+                add(Target(kind: .media, url: item.url, requiresCORS: !item.tracks.isEmpty, probesDuration: item.needsDuration))
             }
             for url in item.textTrackURLs where isFetchable(url) {
                 add(Target(kind: .textTrack, url: url, requiresCORS: true))
@@ -46,6 +48,13 @@ struct MediaFetchFailure: Sendable, Hashable {
 }
 
 extension MediaQueueItem {
+    /// Whether the sender left the duration of BUFFERED media open (absent, `null` or negative).
+    var needsDuration: Bool {
+        let given = media["duration"].flatMap(Lenient.number).map { $0 >= 0 } ?? false
+        let live = media["streamType"]?.stringValue?.uppercased() == "LIVE"
+        return !given && !live
+    }
+
     /// The `trackContentId` of each TEXT track.
     var textTrackURLs: [String] {
         tracks.filter { $0["type"]?.stringValue == "TEXT" }.compactMap { $0["trackContentId"]?.stringValue }

@@ -105,7 +105,7 @@ extension MediaPlayerModel {
     // MARK: Loading
 
     private mutating func load(_ request: RequestFields, requestId: Int, now: Duration) throws(RequestFailure) -> [AppOutput] {
-        let autoplay = try request.bool("autoplay") ?? true
+        let autoplay = request.members["autoplay"].flatMap(Lenient.autoplay) ?? true
         let currentTime = try request.number("currentTime")
         let rate = try playbackRate(request) ?? 1
         let activeTrackIds = try request.intArray("activeTrackIds")
@@ -128,8 +128,9 @@ extension MediaPlayerModel {
         }
         if items.isEmpty {
             guard let media = try request.object("media") else { throw .invalidParams }
-            try MediaQueueItem.validateMedia(media)
-            var item: [String: JSONValue] = ["media": .object(media), "autoplay": JSONValue(autoplay)]
+            var item: [String: JSONValue] = [
+                "media": .object(try MediaQueueItem.normalizedMedia(media)), "autoplay": JSONValue(autoplay),
+            ]
             if let activeTrackIds { item["activeTrackIds"] = .array(activeTrackIds.map { JSONValue($0) }) }
             items = [item]
             startIndex = 0
@@ -206,7 +207,7 @@ extension MediaPlayerModel {
         return outputs + [.broadcast(status(requestId: requestId, at: now))]
     }
 
-    /// Gives each new item the next item id of the app session.
+    /// Gives each new item the next item id of the app session, and a duration when it has none.
     mutating func assignIds(_ items: [[String: JSONValue]]) -> [MediaQueueItem] {
         items.map { fields in
             var fields = fields
@@ -214,8 +215,30 @@ extension MediaPlayerModel {
             nextItemId += 1
             fields["itemId"] = JSONValue(id)
             if fields["autoplay"] == nil { fields["autoplay"] = true }
-            return MediaQueueItem(itemId: id, fields: fields)
+            var item = MediaQueueItem(itemId: id, fields: fields)
+            completeDuration(&item)
+            return item
         }
+    }
+
+    /// Fills in `media.duration` like a player that opened the media: from the sender, else from the
+    /// fetched bytes (media fetching on), else the default duration for BUFFERED media. Media a probe
+    /// found live loses any duration and, when the sender named no stream type, becomes LIVE.
+    func completeDuration(_ item: inout MediaQueueItem) {
+        var media = item.media
+        guard !media.isEmpty, media["duration"].flatMap(Lenient.number).map({ $0 < 0 }) ?? true else { return }
+        let streamType = media["streamType"]?.stringValue?.uppercased() ?? "BUFFERED"
+        switch probedDurations[item.url] {
+        case .seconds(let seconds):
+            media["duration"] = JSONValue(seconds)
+        case .live:
+            media["duration"] = nil
+            if streamType == "BUFFERED" { media["streamType"] = "LIVE" }
+        case nil:
+            guard streamType == "BUFFERED", let defaultDuration else { return }
+            media["duration"] = JSONValue(defaultDuration)
+        }
+        item.fields["media"] = .object(media)
     }
 
     // MARK: Playback controls

@@ -15,8 +15,11 @@ extension MediaPlayerModel {
     /// holds it and asks for the fetches (`.fetch`), else runs it at once, exactly as without fetching.
     /// A new LOAD or QUEUE_LOAD cancels a held one (`LOAD_CANCELLED` to its sender).
     mutating func handleFetching(type: String, request: RequestFields, requestId: Int, now: Duration) -> [AppOutput] {
+        // A dry run shows what the request would do; without the default duration, so that the
+        // items whose sender gave no duration are the ones probed.
         var probe = self
-        let outputs = probe.perform(type: type, request: request, requestId: requestId, now: now)
+        probe.defaultDuration = nil
+        _ = probe.perform(type: type, request: request, requestId: requestId, now: now)
         let isInsert = type == "QUEUE_INSERT"
         let accepted = isInsert ? probe.nextItemId > nextItemId : probe.nextMediaSessionId > nextMediaSessionId
         let newItems = isInsert
@@ -26,9 +29,7 @@ extension MediaPlayerModel {
         var cancelled: [AppOutput] = []
         if !isInsert, accepted { cancelled = cancelPendingLoad() }
         guard !targets.isEmpty else {
-            probe.pendingLoad = pendingLoad
-            self = probe
-            return cancelled + outputs
+            return cancelled + perform(type: type, request: request, requestId: requestId, now: now)
         }
         let token = nextFetchToken
         nextFetchToken += 1
@@ -39,7 +40,9 @@ extension MediaPlayerModel {
 
     /// The fetches of a held request finished: runs it, or fails it like a device whose player could not
     /// load the content (LOAD_FAILED, then IDLE with idleReason ERROR; a failed insert inserts nothing).
-    mutating func fetchCompleted(token: Int, failure: MediaFetchFailure?, now: Duration) -> [AppOutput] {
+    mutating func fetchCompleted(
+        token: Int, failure: MediaFetchFailure?, durations: [String: ProbedDuration] = [:], now: Duration
+    ) -> [AppOutput] {
         let pending: PendingMediaRequest
         if let load = pendingLoad, load.token == token {
             pending = load
@@ -50,6 +53,8 @@ extension MediaPlayerModel {
             return []
         }
         guard let failure else {
+            probedDurations = durations
+            defer { probedDurations = [:] }
             return perform(type: pending.type, request: pending.request, requestId: pending.requestId, now: now)
         }
         if pending.type == "QUEUE_INSERT" {

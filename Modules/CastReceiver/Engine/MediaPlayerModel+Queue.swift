@@ -44,7 +44,7 @@ extension MediaPlayerModel {
             else { throw .invalidParams }
             if let media = fields["media"] {
                 guard let object = media.objectValue else { throw .invalidParams }
-                try MediaQueueItem.validateMedia(object)
+                fields["media"] = .object(try MediaQueueItem.normalizedMedia(object))
             } else {
                 fields["media"] = .object(session.items[index].media)
             }

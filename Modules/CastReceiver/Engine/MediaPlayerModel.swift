@@ -31,6 +31,11 @@ struct MediaPlayerModel: Sendable {
     var pendingInserts: [Int: PendingMediaRequest] = [:]
     /// Set while a held load whose fetch failed is run: the session it starts fails at once.
     var injectedLoadFailure: MediaFetchFailure?
+    /// Set while a held request whose fetches succeeded is run: the durations read from its media, by URL.
+    var probedDurations: [String: ProbedDuration] = [:]
+    /// The duration (seconds) given to BUFFERED media whose duration neither the sender nor a probe
+    /// knows; `nil` leaves such media open-ended.
+    var defaultDuration: Double?
 
     init(isBroken: @escaping @Sendable (String) -> Bool, seed: UInt64) {
         self.isBroken = isBroken

@@ -41,62 +41,81 @@ struct MediaQueueItem: Sendable, Hashable {
     var url: String { media["contentUrl"]?.stringValue ?? media["contentId"]?.stringValue ?? "" }
     /// How long the item plays: `playbackDuration`, else the media's `duration`; `nil` for open-ended media.
     var duration: Double? {
-        if let limit = fields["playbackDuration"]?.doubleValue, limit >= 0 {
+        let full = media["duration"].flatMap(Lenient.number).flatMap { $0 >= 0 ? $0 : nil }
+        if let limit = fields["playbackDuration"].flatMap(Lenient.number), limit >= 0 {
             let start = startTime
-            if let full = media["duration"]?.doubleValue, full >= 0 { return min(full, start + limit) }
+            if let full { return min(full, start + limit) }
             return start + limit
         }
         if let isLive = media["streamType"]?.stringValue, isLive.uppercased() == "LIVE" { return nil }
-        guard let duration = media["duration"]?.doubleValue, duration >= 0 else { return nil }
-        return duration
+        return full
     }
-    var startTime: Double { max(0, fields["startTime"]?.doubleValue ?? 0) }
-    var autoplay: Bool { fields["autoplay"]?.boolValue ?? true }
-    var preloadTime: Double? { fields["preloadTime"]?.doubleValue }
-    var activeTrackIds: [Int]? { fields["activeTrackIds"]?.arrayValue?.compactMap(\.intValue) }
+    var startTime: Double { max(0, fields["startTime"].flatMap(Lenient.number) ?? 0) }
+    var autoplay: Bool { fields["autoplay"].flatMap(Lenient.autoplay) ?? true }
+    var preloadTime: Double? { fields["preloadTime"].flatMap(Lenient.number) }
+    var activeTrackIds: [Int]? { fields["activeTrackIds"]?.arrayValue?.compactMap(Lenient.int) }
     var tracks: [[String: JSONValue]] { media["tracks"]?.arrayValue?.compactMap(\.objectValue) ?? [] }
-    var trackIds: Set<Int> { Set(tracks.compactMap { $0["trackId"]?.intValue }) }
+    var trackIds: Set<Int> { Set(tracks.compactMap { $0["trackId"].flatMap(Lenient.int) }) }
 
-    /// Validates an item of LOAD/QUEUE_LOAD/QUEUE_INSERT: an object with a valid `media` and no `itemId`.
+    /// Validates an item of LOAD/QUEUE_LOAD/QUEUE_INSERT (an object with a valid `media` and no
+    /// `itemId`) and returns it with loosely typed members in their canonical form.
     static func parseNew(_ value: JSONValue) throws(RequestFailure) -> [String: JSONValue] {
-        guard var fields = value.objectValue, fields["itemId"] == nil || fields["itemId"] == .null else {
+        guard var fields = value.objectValue, Lenient.isAbsent(fields["itemId"]) else {
             throw .invalidParams
         }
         fields["itemId"] = nil
         guard let media = fields["media"]?.objectValue else { throw .invalidParams }
-        try validateMedia(media)
+        fields["media"] = .object(try normalizedMedia(media))
         let typed = RequestFields(fields)
-        _ = try typed.bool("autoplay")
-        _ = try typed.number("startTime")
-        _ = try typed.number("playbackDuration")
-        _ = try typed.number("preloadTime")
-        _ = try typed.intArray("activeTrackIds")
+        canonical(&fields, "autoplay", fields["autoplay"].flatMap(Lenient.autoplay).map { JSONValue.bool($0) })
+        canonical(&fields, "startTime", try typed.number("startTime").map { JSONValue.number($0) })
+        canonical(&fields, "playbackDuration", try typed.number("playbackDuration").map { JSONValue.number($0) })
+        canonical(&fields, "preloadTime", try typed.number("preloadTime").map { JSONValue.number($0) })
+        canonical(&fields, "activeTrackIds", try typed.intArray("activeTrackIds").map { ids in .array(ids.map { JSONValue($0) }) })
         return fields
     }
 
+    /// Replaces a member by its canonical value (a `null` member is dropped).
+    private static func canonical(_ fields: inout [String: JSONValue], _ key: String, _ value: JSONValue?) {
+        if fields[key] != nil { fields[key] = value }
+    }
+
     /// A MediaInformation must name its content (`contentId`, `contentUrl` or `entity`) with strings.
-    static func validateMedia(_ media: [String: JSONValue]) throws(RequestFailure) {
+    /// Returns it with `duration` and track ids as numbers and a missing or `null` `streamType` as
+    /// `BUFFERED`, the Web Receiver's default.
+    static func normalizedMedia(_ media: [String: JSONValue]) throws(RequestFailure) -> [String: JSONValue] {
+        var media = media
         let typed = RequestFields(media)
         let contentId = try typed.string("contentId")
         let contentUrl = try typed.string("contentUrl")
         let entity = try typed.string("entity")
         guard contentId != nil || contentUrl != nil || entity != nil else { throw .invalidParams }
         _ = try typed.string("contentType")
-        _ = try typed.number("duration")
-        if let streamType = try typed.string("streamType"),
-            !["BUFFERED", "LIVE", "NONE"].contains(streamType.uppercased())
-        {
-            throw .invalidParams
+        canonical(&media, "duration", try typed.number("duration").map { JSONValue.number($0) })
+        if let streamType = try typed.string("streamType") {
+            guard ["BUFFERED", "LIVE", "NONE"].contains(streamType.uppercased()) else { throw .invalidParams }
+        } else {
+            media["streamType"] = "BUFFERED"
         }
         if let tracks = try typed.array("tracks") {
+            var normalized: [JSONValue] = []
             for track in tracks {
-                guard let track = track.objectValue, track["trackId"]?.intValue != nil,
+                guard var track = track.objectValue, let trackId = track["trackId"].flatMap(Lenient.int),
                     let type = track["type"]?.stringValue, ["TEXT", "AUDIO", "VIDEO"].contains(type)
                 else { throw .invalidParams }
+                track["trackId"] = JSONValue(trackId)
+                normalized.append(.object(track))
             }
+            media["tracks"] = .array(normalized)
         }
         _ = try typed.object("textTrackStyle")
         _ = try typed.object("metadata")
+        return media
+    }
+
+    /// Validates a MediaInformation (see ``normalizedMedia(_:)``).
+    static func validateMedia(_ media: [String: JSONValue]) throws(RequestFailure) {
+        _ = try normalizedMedia(media)
     }
 }
 

@@ -69,6 +69,8 @@ extension ReceiverEngine {
                 throw .invalidCommand
             }
         } catch {
+            let reason = error.reason.map { " (\($0))" } ?? ""
+            record(.refusedRequest, "answered \(error.type)\(reason)", socket: socket, envelope: message)
             actions.append(reply(error.message(requestId: requestId)))
         }
     }
@@ -142,7 +144,9 @@ extension ReceiverEngine {
         case "GET_STATUS": json = multizoneStatus(requestId: requestId)
         case "GET_CASTING_GROUPS":
             json = ["type": "CASTING_GROUPS", "requestId": JSONValue(requestId), "status": ["groups": []]]
-        default: json = RequestFailure.invalidCommand.message(requestId: requestId)
+        default:
+            json = RequestFailure.invalidCommand.message(requestId: requestId)
+            record(.refusedRequest, "answered INVALID_REQUEST (INVALID_COMMAND)", socket: socket, envelope: message)
         }
         actions.append(send(json, from: Wire.platformId, to: message.sourceId, namespace: Wire.multizone, socket: socket))
     }

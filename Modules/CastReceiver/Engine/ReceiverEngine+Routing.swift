@@ -54,7 +54,7 @@ extension ReceiverEngine {
 
     /// The `requestId` of a request, or a recorded violation (real devices ignore such requests).
     mutating func requestId(_ fields: RequestFields, _ message: Envelope, socket: Int) -> Int? {
-        guard let id = fields.members["requestId"]?.intValue else {
+        guard let id = fields.members["requestId"].flatMap(Lenient.int) else {
             record(.missingRequestId, "request without an integer requestId; ignored", socket: socket, envelope: message)
             return nil
         }
@@ -152,6 +152,7 @@ extension ReceiverEngine {
                 let requestId = requestId(fields, message, socket: socket)
             else { return }
             let outputs = media.handle(type: type, request: fields, requestId: requestId, now: now)
+            recordRefusals(outputs, for: message, socket: socket)
             running.media = media
             app = running
             deliver(outputs, app: running, namespace: Wire.media, requester: (socket, message.sourceId))
@@ -161,15 +162,15 @@ extension ReceiverEngine {
                 record(.malformedPayload, "binary payload on an app namespace; dropped", socket: socket, envelope: message)
                 return
             }
-            let responses = handler.handle(CastReceiverAppMessage(
-                namespace: message.namespace, senderId: message.sourceId, sessionId: running.sessionId, text: text))
-            for response in responses {
+            let incoming = CastReceiverAppMessage(
+                namespace: message.namespace, senderId: message.sourceId, sessionId: running.sessionId, text: text)
+            for response in handler.handle(incoming) {
                 let namespace = response.namespace ?? message.namespace
                 switch response.audience {
                 case .sender:
                     actions.append(.send(socket: socket, Envelope(
                         sourceId: running.transportId, destinationId: message.sourceId, namespace: namespace,
-                        payload: .string(response.text))))
+                        payload: .string(Self.carryingRequestId(response.text, of: incoming)))))
                 case .everyone:
                     let envelope = Envelope(sourceId: running.transportId, destinationId: Wire.broadcastId,
                                             namespace: namespace, payload: .string(response.text))
@@ -183,5 +184,16 @@ extension ReceiverEngine {
             // Namespaces real apps list but never answer (cac, debugoverlay, sse): accepted, no reply.
             break
         }
+    }
+
+    /// A reply to a request carries the request's `requestId`: when the request is a JSON object with
+    /// a `requestId` and the reply a JSON object without one, the id is added (senders match replies
+    /// by it and would otherwise wait for their timeout).
+    static func carryingRequestId(_ reply: String, of request: CastReceiverAppMessage) -> String {
+        guard let requestId = request.json?["requestId"], requestId != .null,
+            case .object(var members) = (try? JSONValue(parsing: reply)) ?? .null, members["requestId"] == nil
+        else { return reply }
+        members["requestId"] = requestId
+        return JSONValue.object(members).serialized()
     }
 }

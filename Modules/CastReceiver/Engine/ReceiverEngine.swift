@@ -21,6 +21,8 @@ struct ReceiverEngine: Sendable {
         var tlsCertificateDER: [UInt8]?
         /// Whether the media player holds loads until their content was fetched.
         var fetchesMedia = false
+        /// The duration (seconds) of BUFFERED media nobody gave one.
+        var defaultMediaDuration: Double?
 
         init() {}
 
@@ -35,6 +37,7 @@ struct ReceiverEngine: Sendable {
             deviceCredentials = configuration.deviceCredentials
             tlsCertificateDER = configuration.tlsCredentials?.certificateDER
             fetchesMedia = configuration.mediaFetching != nil
+            defaultMediaDuration = configuration.defaultMediaDuration.map(\.seconds)
         }
     }
 
@@ -143,6 +146,7 @@ struct ReceiverEngine: Sendable {
         if case .mediaReceiver = descriptor.behaviour {
             media = MediaPlayerModel(isBroken: settings.isBrokenContent, seed: mediaSeed.next())
             media?.fetchesMedia = settings.fetchesMedia
+            media?.defaultDuration = settings.defaultMediaDuration
         }
         return RunningApp(descriptor: descriptor, sessionId: session, transportId: session, media: media)
     }
@@ -181,9 +185,28 @@ struct ReceiverEngine: Sendable {
     }
 
     mutating func record(_ kind: CastReceiverViolation.Kind, _ message: String, socket: Int, envelope: Envelope? = nil) {
+        var request: String?
+        switch envelope?.payload {
+        case .string(let text): request = text.count > 2048 ? String(text.prefix(2048)) + "…" : text
+        case .binary(let data): request = "<\(data.count) bytes>"
+        case nil: request = nil
+        }
         violations.append(CastReceiverViolation(
             kind: kind, message: message, connection: socket, namespace: envelope?.namespace,
-            sourceId: envelope?.sourceId, destinationId: envelope?.destinationId))
+            sourceId: envelope?.sourceId, destinationId: envelope?.destinationId, request: request))
+    }
+
+    /// Error types with which a receiver refuses a request (LOAD_FAILED and LOAD_CANCELLED are not
+    /// refusals: the content failed, or a newer request replaced this one).
+    static let refusalTypes: Set<String> = ["INVALID_REQUEST", "INVALID_PLAYER_STATE", "LAUNCH_ERROR", "ERROR"]
+
+    /// Records a violation for each refusal among an app's direct replies to `message`.
+    mutating func recordRefusals(_ outputs: [AppOutput], for message: Envelope, socket: Int) {
+        for case .reply(let json) in outputs {
+            guard let type = json["type"]?.stringValue, Self.refusalTypes.contains(type) else { continue }
+            let reason = json["reason"]?.stringValue.map { " (\($0))" } ?? ""
+            record(.refusedRequest, "answered \(type)\(reason)", socket: socket, envelope: message)
+        }
     }
 
     func send(_ json: JSONValue, from source: String, to destination: String, namespace: String, socket: Int) -> ReceiverAction {

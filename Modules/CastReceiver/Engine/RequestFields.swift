@@ -26,8 +26,10 @@ struct RequestFailure: Error, Sendable, Hashable {
     }
 }
 
-/// Typed, strict access to the members of a request object: a member that is present with the
-/// wrong type is an `INVALID_PARAMS` error, never silently ignored.
+/// Typed access to the members of a request object, read the way a Cast receiver reads them
+/// (see ``Lenient``): `null` is absent, `"true"` and 1 are booleans, `"5"` is a number. A member
+/// that is present and still cannot be read as its type is an `INVALID_PARAMS` error, never
+/// silently ignored.
 struct RequestFields: Sendable {
     let members: [String: JSONValue]
 
@@ -37,19 +39,19 @@ struct RequestFields: Sendable {
 
     func int(_ key: String) throws(RequestFailure) -> Int? {
         guard let value = members[key], value != .null else { return nil }
-        guard let int = value.intValue else { throw .invalidParams }
+        guard let int = Lenient.int(value) else { throw .invalidParams }
         return int
     }
 
     func number(_ key: String) throws(RequestFailure) -> Double? {
         guard let value = members[key], value != .null else { return nil }
-        guard let number = value.doubleValue, number.isFinite else { throw .invalidParams }
+        guard let number = Lenient.number(value) else { throw .invalidParams }
         return number
     }
 
     func bool(_ key: String) throws(RequestFailure) -> Bool? {
         guard let value = members[key], value != .null else { return nil }
-        guard let bool = value.boolValue else { throw .invalidParams }
+        guard let bool = Lenient.bool(value) else { throw .invalidParams }
         return bool
     }
 
@@ -75,7 +77,7 @@ struct RequestFields: Sendable {
         guard let array = try array(key) else { return nil }
         var ints: [Int] = []
         for element in array {
-            guard let int = element.intValue else { throw .invalidParams }
+            guard let int = Lenient.int(element) else { throw .invalidParams }
             ints.append(int)
         }
         return ints

@@ -9,8 +9,8 @@ struct MediaFetcher: Sendable {
     let clock: ElapsedClock
 
     /// Fetches every target of `plan` (a few at a time), hands each record to `record` as it completes,
-    /// and returns the first failure in plan order, if any.
-    func run(_ plan: MediaFetchPlan, record: @escaping @Sendable (CastReceiverFetch) async -> Void) async -> MediaFetchFailure? {
+    /// and returns the first failure in plan order, if any, with the durations read from the media.
+    func run(_ plan: MediaFetchPlan, record: @escaping @Sendable (CastReceiverFetch) async -> Void) async -> MediaFetchOutcome {
         var results: [Int: CastReceiverFetch] = [:]
         await withTaskGroup(of: (Int, CastReceiverFetch).self) { group in
             for (index, target) in plan.targets.enumerated() {
@@ -18,27 +18,34 @@ struct MediaFetcher: Sendable {
                     results[done] = fetch
                     await record(fetch)
                 }
-                group.addTask { (index, await fetch(target, requestId: plan.requestId)) }
+                group.addTask { (index, await fetchAndProbe(target, requestId: plan.requestId, record: record)) }
             }
             for await (done, fetch) in group {
                 results[done] = fetch
                 await record(fetch)
             }
         }
+        var outcome = MediaFetchOutcome()
         for index in plan.targets.indices {
-            if let fetch = results[index], let error = fetch.error {
-                return MediaFetchFailure(url: fetch.url, detailedErrorCode: Self.detailedErrorCode(for: error))
+            guard let fetch = results[index] else { continue }
+            if let error = fetch.error, outcome.failure == nil {
+                outcome.failure = MediaFetchFailure(url: fetch.url, detailedErrorCode: Self.detailedErrorCode(for: error))
+            }
+            if fetch.isLive {
+                outcome.durations[fetch.url] = .live
+            } else if let duration = fetch.duration {
+                outcome.durations[fetch.url] = .seconds(duration)
             }
         }
-        return nil
+        return outcome
     }
 
     /// One fetch, checked; never throws — failures are in the record's `error`.
-    func fetch(_ target: MediaFetchPlan.Target, requestId: Int) async -> CastReceiverFetch {
-        let isMedia = target.kind == .media
+    func fetch(_ target: MediaFetchPlan.Target, requestId: Int, range: ClosedRange<Int>? = nil) async -> CastReceiverFetch {
+        let isMedia = target.kind != .textTrack
         var record = CastReceiverFetch(
             kind: target.kind, url: target.url, requestId: requestId,
-            requestedRange: isMedia ? 0...(settings.mediaPrefixLength - 1) : nil)
+            requestedRange: range ?? (isMedia ? 0...(settings.mediaPrefixLength - 1) : nil))
         guard let url = HTTPURL(parsing: target.url) else {
             record.error = CastReceiverError(code: .invalidURL, message: "not a valid http:// URL")
             return record
@@ -53,11 +60,12 @@ struct MediaFetcher: Sendable {
         headers.add(name: "Connection", value: "close")
         let request = headers
         let settings = self.settings
+        let bodyLimit = record.requestedRange?.count ?? settings.maximumTextTrackBytes
         let response: HTTPFetchResponse
         do {
             response = try await withDeadline(settings.timeout) {
                 try await HTTPFetchClient.get(
-                    url, headers: request, bodyLimit: isMedia ? settings.mediaPrefixLength : settings.maximumTextTrackBytes,
+                    url, headers: request, bodyLimit: bodyLimit,
                     overflow: isMedia ? .truncate : .fail, maximumHeaderBytes: settings.maximumHeaderBytes,
                     connectTimeout: settings.timeout)
             }
@@ -76,7 +84,7 @@ struct MediaFetcher: Sendable {
             return record
         }
         record.fill(from: response, origin: settings.origin)
-        let check = MediaFetchCheck(origin: settings.origin, prefixLength: settings.mediaPrefixLength)
+        let check = MediaFetchCheck(origin: settings.origin, requestedRange: record.requestedRange)
         record.error = check.problem(with: record, requiresCORS: target.requiresCORS)
         return record
     }
@@ -111,7 +119,8 @@ struct MediaFetcher: Sendable {
 /// The checks a receiver's player applies to a response, without I/O.
 struct MediaFetchCheck: Sendable {
     var origin: String
-    var prefixLength: Int
+    /// The range the request asked for (`nil` for a whole-resource GET).
+    var requestedRange: ClosedRange<Int>?
 
     /// Media types a Cast player accepts (besides `video/*`, `audio/*` and `image/*`).
     static let mediaTypes: Set<String> = [
@@ -148,16 +157,17 @@ struct MediaFetchCheck: Sendable {
     /// What is wrong with a response, in the order a browser finds out; `nil` when the content is usable.
     func problem(with fetch: CastReceiverFetch, requiresCORS: Bool) -> CastReceiverError? {
         let status = fetch.statusCode ?? 0
-        let isMedia = fetch.kind == .media
+        let isMedia = fetch.kind != .textTrack
         let acceptable: Set<Int> = isMedia ? [200, 206] : [200]
         guard acceptable.contains(status) else {
             return CastReceiverError(code: .httpStatus, message: "HTTP status \(status)")
         }
-        if isMedia, status == 206 {
+        if isMedia, status == 206, let requestedRange {
             let range = fetch.contentRange?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            guard range.hasPrefix("bytes 0-") else {
+            guard range.hasPrefix("bytes \(requestedRange.lowerBound)-") else {
                 return CastReceiverError(
-                    code: .malformedResponse, message: "206 with Content-Range “\(fetch.contentRange ?? "")” for bytes=0-\(prefixLength - 1)")
+                    code: .malformedResponse,
+                    message: "206 with Content-Range “\(fetch.contentRange ?? "")” for bytes=\(requestedRange.lowerBound)-\(requestedRange.upperBound)")
             }
         }
         if requiresCORS, !fetch.corsAllowed {
@@ -189,8 +199,9 @@ extension CastReceiverFetch {
         statusCode = response.status
         contentType = response.headers.first(name: "Content-Type")
         contentRange = response.headers.first(name: "Content-Range")
+        contentLength = response.headers.first(name: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         body = response.body
-        corsAllowed = MediaFetchCheck(origin: origin, prefixLength: 1)
+        corsAllowed = MediaFetchCheck(origin: origin, requestedRange: nil)
             .corsAllows(response.headers[canonicalForm: "Access-Control-Allow-Origin"].map(String.init))
     }
 }

@@ -1,0 +1,16 @@
+import CastJSON
+import CastReceiver
+
+/// A custom app that answers every message on its namespace.
+///
+/// By default it sends the request object itself back (so `requestId` and `type` come back as
+/// sent, and a sender waiting for a reply to its request gets it); with `wrapped`, the older
+/// `{"echo": <message>}` form (the receiver still adds the request's `requestId`).
+struct EchoAppHandler: CastReceiverAppHandler {
+    var wrapped = false
+
+    func handle(_ message: CastReceiverAppMessage) -> [CastReceiverAppResponse] {
+        if wrapped { return [.reply(["echo": message.json ?? .string(message.text)])] }
+        return [CastReceiverAppResponse(audience: .sender, text: message.text)]
+    }
+}

@@ -1,0 +1,90 @@
+import CastJSON
+import CastTransport
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Serves ``EurekaInfo`` over HTTP/1.1, in plain text (port 8008) or over TLS (port 8443, the
+/// device's self-signed certificate), one request per connection.
+///
+/// Bounded: request heads are limited by NIO's decoder (and the target by ``EurekaInfo``), request
+/// bodies are ignored, and a connection idle for ``idleTimeout`` is closed.
+final class EurekaServer: Sendable {
+    static let idleTimeout = TimeAmount.seconds(10)
+
+    private let channel: any Channel
+    /// The bound TCP port.
+    let port: Int
+
+    private init(channel: any Channel, port: Int) {
+        self.channel = channel
+        self.port = port
+    }
+
+    /// Listens on `host:port`; with `tls`, every connection is TLS first.
+    static func start(host: String, port: Int, info: EurekaInfo, tls: TLSCredentials?) async throws -> EurekaServer {
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { child in
+                child.eventLoop.makeCompletedFuture {
+                    let sync = child.pipeline.syncOperations
+                    try sync.addHandler(IdleStateHandler(allTimeout: idleTimeout))
+                    if let tls { try sync.addHandler(GnuTLSHandler(role: .server(tls))) }
+                    try sync.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: true)
+                    try sync.addHandler(EurekaHandler(info: info))
+                }
+            }
+        let channel = try await bootstrap.bind(host: host, port: port).get()
+        return EurekaServer(channel: channel, port: channel.localAddress?.port ?? port)
+    }
+
+    func close() async {
+        try? await channel.close()
+    }
+}
+
+/// Answers the first request of a connection, then closes it.
+private final class EurekaHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let info: EurekaInfo
+    private var answered = false
+
+    init(info: EurekaInfo) { self.info = info }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(let request) = unwrapInboundIn(data), !answered else { return }
+        answered = true
+        let (status, body) = request.method == .GET || request.method == .HEAD
+            ? info.response(forTarget: request.uri)
+            : (405, ["error": "method not allowed"])
+        let bytes = Array(body.serialized().utf8)
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Content-Length", value: String(bytes.count))
+        headers.add(name: "Connection", value: "close")
+        headers.add(name: "Access-Control-Allow-Origin", value: "*")
+        let head = HTTPResponseHead(
+            version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if request.method != .HEAD {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))), promise: nil)
+        }
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
