@@ -208,6 +208,7 @@ struct CastMediaChannelTests {
         let harness = try await MediaHarness.make()
         defer { Task { await harness.close() } }
         var statuses = harness.media.statuses.makeAsyncIterator()
+        #expect(await statuses.next() == .some(nil))   // the current value comes first: no media session yet
         try await harness.media.load(Self.movie)
         #expect(await statuses.next()??.mediaSessionId == 1)
         await harness.receiver.stopApp()
@@ -227,6 +228,7 @@ struct CastMediaChannelTests {
         let harness = try await MediaHarness.make()
         defer { Task { await harness.close() } }
         var statuses = harness.media.statuses.makeAsyncIterator()
+        #expect(await statuses.next() == .some(nil))   // the current value comes first: no media session yet
         try await harness.media.load(Self.movie)
         let first = await statuses.next()
         #expect(first??.playerState == .playing)
