@@ -69,6 +69,7 @@ public struct CastDeviceAuthenticator: Sendable {
     /// Verifies the receiver's reply to `challenge`.
     /// - Parameters:
     ///   - reply: the first message received on ``namespace``.
+    ///   - challenge: the challenge this reply answers.
     ///   - peerCertificateDER: the TLS server certificate the connection saw (DER).
     ///   - now: the verification time.
     /// - Throws: ``CastDeviceAuthError``, one code per failed check.

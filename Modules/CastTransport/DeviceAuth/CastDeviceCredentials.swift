@@ -118,7 +118,9 @@ public final class CastDeviceCredentials: Sendable {
     /// RSASSA-PKCS1-v1_5 signature over `sender_nonce || tlsCertificateDER` — or an `AuthError`:
     /// `SIGNATURE_ALGORITHM_UNAVAILABLE` for a signature algorithm other than PKCS#1 v1.5, `INTERNAL_ERROR`
     /// when signing fails (or for ``CastDeviceAuthMisbehaviour/answerWithError``).
-    /// - Parameter tlsCertificateDER: the TLS certificate (DER) the receiver presents on this connection.
+    /// - Parameters:
+    ///   - challengeMessage: the message the sender sent on the device-auth namespace.
+    ///   - tlsCertificateDER: the TLS certificate (DER) the receiver presents on this connection.
     public func respond(to challengeMessage: CastMessage, tlsCertificateDER: [UInt8]) -> CastMessage? {
         guard challengeMessage.namespace == CastDeviceAuthenticator.namespace,
             case .binary(let payload) = challengeMessage.payload,

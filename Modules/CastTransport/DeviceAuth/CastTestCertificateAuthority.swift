@@ -35,7 +35,10 @@ public final class CastTestCertificateAuthority: Sendable {
     }
 
     /// Generates a new authority: four RSA-2048 keys, CA certificates valid from a day before `now` for `validity`.
-    /// - Parameter name: the prefix of the certificates' common names.
+    /// - Parameters:
+    ///   - name: the prefix of the certificates' common names.
+    ///   - now: the time the certificates' validity is counted from.
+    ///   - validity: how long the certificates stay valid after `now`.
     /// - Throws: ``CastDeviceAuthError`` with code ``CastDeviceAuthError/Code/signingFailed`` when GnuTLS fails.
     public static func generate(
         name: String = "Castor Test", now: Date = Date(), validity: TimeInterval = 20 * 365 * 24 * 3600
@@ -163,9 +166,10 @@ public final class CastTestCertificateAuthority: Sendable {
 
     /// Makes a serialized `CrlBundle` signed by the CRL signer (RSA-PKCS1v1.5/SHA-256 over `tbs_crl`).
     /// - Parameters:
-    ///   - revokingPublicKeysOf: certificates (DER) whose SPKI SHA-256 hashes are revoked.
+    ///   - certificatesDER: certificates (DER) whose SPKI SHA-256 hashes are revoked.
     ///   - revokingSerialNumbers: serial ranges revoked under each issuer certificate's SPKI hash.
     ///   - now: the CRL is valid from a day before `now` for `validity`.
+    ///   - validity: how long the CRL stays valid after `now`.
     /// - Throws: ``CastDeviceAuthError`` with ``CastDeviceAuthError/Code/invalidCredentials`` for unparsable
     ///   certificates, ``CastDeviceAuthError/Code/signingFailed`` when signing fails.
     public func makeCRLBundle(
