@@ -158,6 +158,10 @@ import Testing
         player.requestSeek(to: .seconds(42))
         #expect(player.time() == .seconds(42))
         try await waitUntil("the receiver sought") { (player.mediaStatus?.currentTime ?? 0) >= 42 }
+        let reversed = Array(player.items.reversed())
+        player.items = reversed
+        #expect(player.items == reversed)   // optimistic: shows at once
+        try await waitUntil("the receiver reordered") { player.queue.itemIds == reversed.map(\.id) }
         player.items[0].requestFetch()
         try await waitUntil("fetched") { player.items[0].isFetched }
         player.requestStop()

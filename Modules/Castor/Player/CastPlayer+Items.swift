@@ -6,13 +6,18 @@ extension CastPlayer {
     ///
     /// Setting it is the editing primitive (remove, reorder, shuffle): the new list shows at once,
     /// and at most one QUEUE_REMOVE and one QUEUE_REORDER (only when the order really changed) are
-    /// sent. Items not already in the queue are ignored; a failure shows the receiver's list again.
+    /// sent. A list holding an item that is not in the queue, or one item twice, is ignored; a
+    /// failure shows the receiver's list again. ``setItems(_:)`` is the awaited form.
     public var items: [CastPlayerItem] {
         get {
             registrar.access(self, keyPath: \.items)
             return state.withLock { $0.items }
         }
         set {
+            let current = Set(items)
+            guard newValue.allSatisfy(current.contains), Set(newValue).count == newValue.count else { return }
+            state.withLock { $0.items = newValue }   // shows at once; setItems sends it and shows the receiver's list
+            changed(\.items)
             Task { try? await self.setItems(newValue) }
         }
     }
