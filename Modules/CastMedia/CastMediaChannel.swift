@@ -114,7 +114,10 @@ public final class CastMediaChannel: CastChannelPlugin {
 
     /// Records the app's context.
     public func channelDidConnect(_ context: CastChannelContext) async {
-        state.withLock { $0.context = context }
+        state.withLock { state in
+            state.context = context
+            state.recordedAhead = []
+        }
     }
 
     /// Forgets the context and the session.
@@ -136,7 +139,7 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// Applies statuses and publishes every message.
     public func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async {
         if message.type == "MEDIA_STATUS", let decoded = decodeStatus(message) {
-            receive(decoded.first, text: message.text, isReply: (message.json?["requestId"]?.intValue ?? 0) != 0)
+            receive(decoded.first, text: message.text, isReply: (message.requestId ?? 0) != 0)
         }
         messageBroadcaster.yield(message)
     }
@@ -171,6 +174,10 @@ public final class CastMediaChannel: CastChannelPlugin {
                 state.deliveredReplies.remove(at: index)
                 return
             }
+            // Only the app the channel is connected to: the callback then delivers this reply in its turn,
+            // or a disconnect (which forgets what was recorded ahead) comes first. A reply from an app that
+            // is gone is not recorded at all.
+            guard state.context?.transportId == message.sourceId else { return }
             Self.record(decoded.first, in: &state)
             if let text = message.text { state.recordedAhead.append(text) }
         }

@@ -242,6 +242,21 @@ struct CastMediaChannelTests {
         #expect(third == .some(nil))
     }
 
+    @Test func aStreamStartedAfterACommandStartsWithItsReplyAndSeesEachStatusOnce() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        var early = harness.media.statuses.makeAsyncIterator()
+        #expect(await early.next() == .some(nil))
+        try await harness.media.load(Self.movie)
+        var late = harness.media.statuses.makeAsyncIterator()
+        #expect(await late.next()??.playerState == .playing)    // the LOAD's reply, at once
+        #expect(await early.next()??.playerState == .playing)   // the same reply, once
+        await harness.receiver.broadcastStatus { $0.playerState = "PAUSED"; $0.currentTime = 42 }
+        #expect(await late.next()??.playerState == .paused)     // next: the broadcast, not the reply again
+        #expect(await early.next()??.playerState == .paused)
+        #expect(harness.media.status?.playerState == .paused)
+    }
+
     @Test func positionIsExtrapolatedWithTheInjectedClock() async throws {
         let harness = try await MediaHarness.make()
         defer { Task { await harness.close() } }
