@@ -152,13 +152,13 @@ public final class CastMediaChannel: CastChannelPlugin {
                 // A reply its request recorded already; ``status`` holds it or something newer.
                 state.recordedAhead.removeSubrange(...index)
             } else {
+                // While a reply is recorded ahead, this status is older than it: published, not recorded.
                 if state.recordedAhead.isEmpty { Self.record(status, in: &state) }
                 if let text, isReply {
                     state.deliveredReplies.append(text)
                     if state.deliveredReplies.count > Self.deliveredRepliesKept { state.deliveredReplies.removeFirst() }
                 }
             }
-            // else: older than a reply recorded ahead; published below, not recorded.
             Self.publish(status, text: text, in: &state)
         }
     }
