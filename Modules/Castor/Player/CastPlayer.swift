@@ -60,7 +60,7 @@ public final class CastPlayer: Observable, Sendable {
         activeTracksProperty = OptimisticProperty([]) { box.value?.changed(\.activeTrackIds) }
         seekProperty = OptimisticProperty(nil) { box.value?.changed(\.statusRevision) }
         box.value = self
-        installSenders()
+        installSenders(box)
         apply(media.status)
         rebuildItems()
         let statuses = media.statuses
@@ -188,10 +188,8 @@ public final class CastPlayer: Observable, Sendable {
 
     /// How each optimistic property is sent. Every sender shows the reply in the whole player before
     /// it returns, so an awaited write returns with all properties agreeing with the receiver.
-    private func installSenders() {
+    private func installSenders(_ box: WeakBox<CastPlayer>) {
         let media = self.media
-        let box = WeakBox<CastPlayer>()
-        box.value = self
         shouldPlayProperty.setSender { play throws(CastError) in
             do throws(CastMediaError) {
                 let status = play ? try await media.play() : try await media.pause()
