@@ -7,7 +7,7 @@ import Testing
 /// `make new-user-package` builds it with `-warnings-as-errors` (top-level code included); these
 /// tests check that its sources are exactly what the README and the article "Your first Cast
 /// program" show, and run its programs against the emulated receiver.
-@Suite struct NewUserPackageTests {
+@Suite(.serialized) struct NewUserPackageTests {
     static let packageRoot = TestPaths.packageRoot.appendingPathComponent("Tests/NewUserPackage")
     static let readme = TestPaths.packageRoot.appendingPathComponent("README.md")
     static let article = TestPaths.packageRoot.appendingPathComponent("Modules/Castor/Castor.docc/YourFirstCastProgram.md")
