@@ -3,7 +3,7 @@ SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 export CASTOR_PYTHON := $(CURDIR)/.venv/bin/python
 
-.PHONY: demo test build bootstrap-build bootstrap-test fuzz fuzz-short bench docs format clean
+.PHONY: demo test build bootstrap-build bootstrap-test fuzz fuzz-short bench docs new-user-package format clean
 
 bootstrap-build:
 	@scripts/bootstrap.sh build
@@ -19,10 +19,13 @@ demo: bootstrap-build
 	$(SWIFT) run castctl demo
 
 ## Every test: unit, integration over TLS on loopback, interop with pychromecast,
-## lab tests in network namespaces (root only), and a short fuzz run.
+## lab tests in network namespaces (root only), a new package built on the façade,
+## the documentation (no DocC warning allowed), and a short fuzz run.
 test: bootstrap-test
 	$(SWIFT) build --build-tests
+	$(MAKE) new-user-package
 	$(SWIFT) test --skip-build
+	$(MAKE) docs
 	$(MAKE) fuzz-short
 
 ## Long fuzzing session of every fuzz target (Ctrl-C to stop).
@@ -35,8 +38,14 @@ fuzz-short: bootstrap-build
 bench: bootstrap-test
 	scripts/bench.sh
 
-docs:
-	$(SWIFT) package generate-documentation
+## DocC archives of every library module; fails on any documentation warning.
+docs: bootstrap-build
+	SWIFT=$(SWIFT) scripts/docs.sh
+
+## Tests/NewUserPackage: a package depending on this one by path, built as a new user would,
+## with every warning an error (its programs are run by InteropTests).
+new-user-package: bootstrap-build
+	$(SWIFT) build --package-path Tests/NewUserPackage -Xswiftc -warnings-as-errors
 
 clean:
-	rm -rf .build fuzz/bin
+	rm -rf .build Tests/NewUserPackage/.build fuzz/bin

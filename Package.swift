@@ -39,15 +39,19 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // `make docs` (`swift package generate-documentation`); builds nothing into the products.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: C system libraries (each imported by exactly one Swift target)
         .systemLibrary(
             name: "CGnuTLS", path: "Modules/CGnuTLS", pkgConfig: "gnutls",
             providers: [.apt(["libgnutls28-dev"])]),
+        // No pkgConfig: avahi-client.pc adds `-D_REENTRANT`, which SwiftPM refuses with a warning on every
+        // build. The headers are on the default include path on Debian (/usr/include/avahi-client) and the
+        // module map links both libraries, so pkg-config has nothing else to give.
         .systemLibrary(
-            name: "CAvahiClient", path: "Modules/CAvahiClient", pkgConfig: "avahi-client",
-            providers: [.apt(["libavahi-client-dev"])]),
+            name: "CAvahiClient", path: "Modules/CAvahiClient", providers: [.apt(["libavahi-client-dev"])]),
         .systemLibrary(
             name: "CLibXML2", path: "Modules/CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),

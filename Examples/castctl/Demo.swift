@@ -17,6 +17,7 @@ struct Demo: AsyncParsableCommand {
 
     @Option(help: "Seconds each step lets playback run, with a live progress bar.") var stepSeconds = 1.5
     @Option(help: "The emulated receiver's friendly name.") var name = "Castor Demo TV"
+    @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         try await Output.run { try await DemoSession(stepSeconds: stepSeconds, name: name).run() }

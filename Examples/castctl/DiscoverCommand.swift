@@ -16,6 +16,7 @@ struct Discover: AsyncParsableCommand {
     @Flag(name: .long, help: "Also search with SSDP/DIAL.") var ssdp = false
     @Option(help: "Only browse on this network interface.") var interface: String?
     @Option(help: "Only devices that can run this receiver app id (the _<APPID>._sub._googlecast._tcp subtype).") var appId: String?
+    @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         try await Output.run {

@@ -96,14 +96,26 @@ struct Queue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "load", abstract: "Load URLs as a queue.")
         @OptionGroup var device: DeviceOptions
         @Argument(help: "Media URLs, in order.") var urls: [String]
+        @OptionGroup var type: MediaTypeOptions
         @Option(help: "REPEAT_OFF, REPEAT_ALL, REPEAT_SINGLE or REPEAT_ALL_AND_SHUFFLE.") var repeatMode = "REPEAT_OFF"
+        @Option(help: "The index (from 0) of the item to start with.") var startIndex = 0
+        @Option(help: "Where to start that item, in seconds.") var start: Double?
+        @Flag(name: .long, help: "Load paused (the start item gets autoplay false; it never starts playing).") var paused = false
+
+        func validate() throws {
+            guard !urls.isEmpty else { throw ValidationError("Give at least one URL") }
+            guard urls.indices.contains(startIndex) else { throw ValidationError("--start-index must be between 0 and \(urls.count - 1)") }
+        }
+
         func run() async throws {
             try await Output.run {
-                guard !urls.isEmpty else { throw ValidationError("Give at least one URL") }
-                let defaults = try LoadOptions.parse([])
-                let items = urls.map { QueueItemBuilder(media: defaults.media(url: $0)).build() }
+                let items = urls.indices.map { index in
+                    var builder = QueueItemBuilder(media: type.media(url: urls[index]))
+                    if index == startIndex { builder.autoplay = !paused }
+                    return builder.build()
+                }
                 let status = try await device.withMedia(launchIfNeeded: true) { _, media in
-                    try await media.queueLoad(items, repeatMode: RepeatMode(rawValue: repeatMode))
+                    try await media.queueLoad(items, startIndex: startIndex, repeatMode: RepeatMode(rawValue: repeatMode), startTime: start)
                 }
                 Output.print(status, json: device.json)
             }
@@ -131,10 +143,10 @@ struct Queue: AsyncParsableCommand {
         @OptionGroup var device: DeviceOptions
         @Argument(help: "Media URLs.") var urls: [String]
         @Option(help: "The item id to insert before; the end when omitted.") var before: Int?
+        @OptionGroup var type: MediaTypeOptions
         func run() async throws {
             try await Output.run {
-                let defaults = try LoadOptions.parse([])
-                let items = urls.map { QueueItemBuilder(media: defaults.media(url: $0)).build() }
+                let items = urls.map { QueueItemBuilder(media: type.media(url: $0)).build() }
                 let status = try await device.withMedia { _, media in try await media.queueInsert(items, before: before) }
                 Output.print(status, json: device.json)
             }

@@ -61,27 +61,38 @@ extension Output {
     }
 }
 
+/// What kind of media each URL is (shared by `load`, `queue load` and `queue insert`).
+struct MediaTypeOptions: ParsableArguments {
+    @Option(help: "The MIME type; guessed from each URL when omitted.") var contentType: String?
+    @Option(help: "BUFFERED, LIVE or NONE.") var streamType = "BUFFERED"
+
+    /// The media information for `url`, titled `title` (the URL's last path component when `nil`).
+    func media(url: String, title: String? = nil, tracks: [MediaTrack]? = nil) -> MediaInformation {
+        let metadata = CastMetadata(title: title ?? url.split(separator: "/").last.map(String.init), images: [])
+        return MediaInformation(
+            contentId: url, contentType: contentType ?? LoadOptions.guessContentType(url),
+            streamType: StreamType(rawValue: streamType.uppercased()), metadata: metadata, tracks: tracks)
+    }
+}
+
 /// What to load: a URL with optional metadata and a subtitle track.
 struct LoadOptions: ParsableArguments {
     @Option(help: "The title shown on the receiver.") var title: String?
     @Option(help: "An artwork image URL.") var image: String?
     @Option(help: "A WebVTT subtitle URL, added as text track 1.") var subtitles: String?
     @Option(help: "The subtitle language (BCP 47).") var subtitlesLanguage = "en"
-    @Option(help: "The MIME type; guessed from the URL when omitted.") var contentType: String?
-    @Option(help: "BUFFERED, LIVE or NONE.") var streamType = "BUFFERED"
+    @OptionGroup var type: MediaTypeOptions
     @Option(help: "Where to start, in seconds.") var start: Double?
 
     func media(url: String) -> MediaInformation {
-        var metadata = CastMetadata(title: title ?? url.split(separator: "/").last.map(String.init), images: [])
-        if let image, let imageURL = URL(string: image) { metadata.images = [CastImage(url: imageURL)] }
         var tracks: [MediaTrack]?
         if let subtitles {
             tracks = [MediaTrack(trackId: 1, type: .text, subtype: .subtitles, contentId: subtitles,
                                  contentType: "text/vtt", name: subtitlesLanguage, language: subtitlesLanguage)]
         }
-        return MediaInformation(
-            contentId: url, contentType: contentType ?? Self.guessContentType(url),
-            streamType: StreamType(rawValue: streamType.uppercased()), metadata: metadata, tracks: tracks)
+        var media = type.media(url: url, title: title, tracks: tracks)
+        if let image, let imageURL = URL(string: image) { media.metadata?.images = [CastImage(url: imageURL)] }
+        return media
     }
 
     static func guessContentType(_ url: String) -> String {

@@ -28,6 +28,8 @@ struct DeviceOptions: ParsableArguments {
     @Option(name: .long, help: "A PEM file of extra trusted Cast roots (for test devices: the file cast-receiver --export-trust-root writes).")
     var trustRoot: String?
 
+    @OptionGroup var logging: LoggingOptions
+
     var requestTimeout: Duration { .milliseconds(Int64(timeout * 1000)) }
 
     func validate() throws {
@@ -71,12 +73,9 @@ struct DeviceOptions: ParsableArguments {
 
 /// Prints results as text or JSON and turns errors into one line on standard error.
 enum Output {
-    /// The library's logger for castctl: errors only, so standard error holds just castctl's own line.
-    static var logger: Logger {
-        var logger = Logger(label: "castctl")
-        logger.logLevel = .error
-        return logger
-    }
+    /// The library's logger for castctl, at the level of `--log-level`, `-v` or `CASTOR_LOG_LEVEL`
+    /// (errors only by default, so standard error holds just castctl's own line).
+    static var logger: Logger { CastctlLogging.logger }
 
     static func print(_ value: JSONValue, text: String, json: Bool) {
         if json {

@@ -23,6 +23,7 @@ struct Tui: AsyncParsableCommand {
     @Flag(help: "Start an emulated receiver in this process and play a demo queue on it.") var emulated = false
     @Option(help: "Draw this many frames, then quit (for scripts; 0 = until q).") var frames = 0
     @Option(help: "Milliseconds between frames.") var intervalMs = 250
+    @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
         guard [host != nil, device != nil, emulated].filter({ $0 }).count == 1 else {
@@ -44,7 +45,8 @@ struct Tui: AsyncParsableCommand {
                                     endpoints: [KnownHost(host: "127.0.0.1", port: boundPort).endpoint])
             } else {
                 let options = try DeviceOptions.parse((host.map { ["--host", $0, "--port", String(port)] } ?? [])
-                                                      + (device.map { ["--device", $0] } ?? []))
+                                                      + (device.map { ["--device", $0] } ?? [])
+                                                      + ["--log-level", try logging.level().rawValue])
                 let (address, devicePort) = try await options.target()
                 target = CastDevice(id: CastDeviceID(UUID()), friendlyName: address,
                                     endpoints: [KnownHost(host: address, port: devicePort).endpoint])

@@ -36,7 +36,10 @@ extension CastConnection {
         eventBroadcaster.yield(.deviceAuthenticated(status))
         switch status {
         case .verified(let result): logger.debug("Device is genuine: \(result.deviceCommonName)")
-        case .failed(let error): logger.info("Device authentication failed: \(error)")
+        // Debug, not info: under the default `.report` policy most receivers that are not Google's own
+        // (emulators, third-party and self-built receivers) fail this check, and that is not an error.
+        // Under `.require` the failure is the error thrown below.
+        case .failed(let error): logger.debug("Device authentication failed: \(error)")
         case .notChecked: break
         }
         guard policy.admits(status) else {

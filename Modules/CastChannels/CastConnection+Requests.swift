@@ -5,6 +5,11 @@ extension CastConnection {
     /// Sends `json` with a fresh `requestId` to `destinationId` on `namespace` and waits for the reply.
     ///
     /// - Parameters:
+    ///   - json: the request; its `requestId` is set here.
+    ///   - namespace: the namespace to send on.
+    ///   - destinationId: the endpoint: `receiver-0`, or an app's transport id.
+    ///   - senderId: the source endpoint; the connection's sender id when `nil`.
+    ///   - timeout: the deadline; the configured request timeout when `nil`.
     ///   - accept: which messages carrying the id count as the reply; others (interim replies such
     ///     as LAUNCH_STATUS) are only delivered to listeners.
     /// - Throws: ``CastChannelError``: `.timeout`, `.connectionLost`, `.appClosed`,

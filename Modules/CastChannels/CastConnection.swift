@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// A connection owns the virtual connections (CONNECT and CLOSE), the heartbeat in both
 /// directions, request ids and awaited replies with deadlines, the platform channel
-/// (``receiver``) and the channel plugins added to it. It works over any ``CastTransport``:
+/// (``receiver``) and the channel plugins added to it. It works over any `CastTransport`:
 /// TLS to a real device, or an in-memory pair in tests.
 ///
 /// ```swift
@@ -81,7 +81,7 @@ public final class CastConnection: Sendable {
     ///   - clock: the clock every timer uses (inject a manual clock in tests).
     ///   - logger: where protocol events are logged.
     ///   - peerCertificateDER: the device's TLS certificate for device authentication; taken from a
-    ///     ``TLSCastTransport`` by default. Without one, device authentication is skipped.
+    ///     `TLSCastTransport` by default. Without one, device authentication is skipped.
     public init(
         transport: any CastTransport,
         configuration: CastConnectionConfiguration = .default,

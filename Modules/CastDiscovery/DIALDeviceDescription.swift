@@ -4,7 +4,7 @@ import Foundation
 /// A UPnP/DIAL device description (`root/device/{UDN, friendlyName, modelName, …}`), read from
 /// the XML a DIAL device serves at its SSDP `LOCATION`.
 ///
-/// Parsing goes through ``CastXML`` with tight bounds: at most ``maxSize`` bytes, nesting at
+/// Parsing goes through CastXML with tight bounds: at most ``maxSize`` bytes, nesting at
 /// most 32 deep, no DTD, no entities, no network. A hostile document (external entity, entity
 /// expansion, deep nesting, megabytes of data) is rejected with
 /// ``CastDiscoveryError/Code/invalidDescription``.
@@ -27,7 +27,7 @@ public struct DIALDeviceDescription: Sendable, Hashable {
 
     /// Parses a description.
     ///
-    /// - Throws: ``CastDiscoveryError/Code/invalidDescription`` (with the ``CastXML`` error as
+    /// - Throws: ``CastDiscoveryError/Code/invalidDescription`` (with the CastXML error as
     ///   cause) for malformed or hostile XML, a missing `device` or `UDN`, or an unusable UDN.
     public init(parsing bytes: [UInt8]) throws(CastDiscoveryError) {
         guard bytes.count <= Self.maxSize else {

@@ -83,6 +83,7 @@ public struct NetworkInterface: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Parameters:
     ///   - interface: the interface discovery is restricted to, or `nil` for any.
+    ///   - source: the discovery source named in the diagnostics.
     ///   - interfaces: the interfaces to judge (defaults to ``current()``).
     public static func multicastDiagnostics(interface: String?, source: DiscoverySource,
                                             interfaces: [NetworkInterface] = current()) -> [DiscoveryDiagnostic] {

@@ -9,7 +9,8 @@ extension CastMediaChannel {
     ///   - startTime: where to start, in seconds (omit for a live stream's live edge).
     ///   - activeTrackIds: the tracks to activate.
     ///   - playbackRate: the initial rate.
-    ///   - credentials: user credentials for the receiver app, and their type.
+    ///   - credentials: user credentials for the receiver app.
+    ///   - credentialsType: the type of `credentials`.
     ///   - queueData: a queue to load with the media.
     ///   - customData: application data.
     /// - Throws: ``CastMediaError``: `loadFailed` (with ``CastMediaError/detailedErrorCode``), `loadCancelled`,
@@ -51,7 +52,10 @@ extension CastMediaChannel {
     }
 
     /// Seeks to a position, in seconds (SEEK `currentTime`).
-    /// - Parameter resumeState: play or pause after seeking; `nil` keeps the current state.
+    /// - Parameters:
+    ///   - time: the position, in seconds.
+    ///   - resumeState: play or pause after seeking; `nil` keeps the current state.
+    ///   - customData: application data.
     @discardableResult
     public func seek(to time: Double, resumeState: ResumeState? = nil, customData: CastCustomData? = nil)
         async throws(CastMediaError) -> MediaStatus

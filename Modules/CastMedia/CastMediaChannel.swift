@@ -31,10 +31,28 @@ public final class CastMediaChannel: CastChannelPlugin {
         /// The last MEDIA_STATUS text decoded and its result: a reply reaches both the request that
         /// awaited it and the plugin callback, and is decoded once.
         var lastDecoded: (text: String, message: MediaStatusMessage?)?
+        /// Replies already recorded by the request that awaited them but not yet seen by the plugin
+        /// callback, oldest first (their texts). While one is pending, ``status`` is ahead of the
+        /// messages the callback is still delivering, which are older and are published without
+        /// being recorded.
+        var recordedAhead: [String] = []
+        /// The texts of the last replies (non-zero `requestId`) the plugin callback delivered, newest
+        /// last, so a request that resumes only after its reply was delivered does not record it again.
+        var deliveredReplies: [String] = []
+        /// The subscribers of ``statuses``.
+        var subscribers: [Int: StatusSubscriber] = [:]
+        var nextSubscriber = 0
+    }
+
+    /// One ``statuses`` stream.
+    private struct StatusSubscriber {
+        var continuation: AsyncStream<MediaStatus?>.Continuation
+        /// It started with a reply recorded ahead: statuses published before (and including) that
+        /// reply are older than its first element and are skipped.
+        var skipThrough: String?
     }
 
     private let state: Mutex<State>
-    private let statusBroadcaster = CastBroadcaster<MediaStatus?>()
     private let messageBroadcaster = CastBroadcaster<CastChannelMessage>()
     /// The deadline for each command; `nil` uses the connection's request timeout.
     public let timeout: Duration?
@@ -65,9 +83,29 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// The playback position now, extrapolated from the latest status with the injected clock.
     public var estimatedPosition: Double? { state.withLock { $0.position.position() } }
 
-    /// Every status from now on: a ``MediaStatus``, or `nil` when the media session ended
-    /// (`status: []`). Includes statuses caused by other senders. Each call gives an independent sequence.
-    public var statuses: AsyncStream<MediaStatus?> { statusBroadcaster.subscribe() }
+    /// The media status, as it changes: first the current one (``status``), then every status
+    /// received after it, each once and in the order the receiver sent them. Each element is a
+    /// ``MediaStatus``, or `nil` when there is no media session (none yet, or it ended with
+    /// `status: []`). Includes statuses caused by other senders. Each call gives an independent
+    /// sequence, so a loop started after a command returned still sees that command's outcome first:
+    ///
+    /// ```swift
+    /// try await media.load(info)
+    /// for await status in media.statuses where status?.playerState == .playing { break }
+    /// ```
+    public var statuses: AsyncStream<MediaStatus?> {
+        let (stream, continuation) = AsyncStream<MediaStatus?>.makeStream()
+        let id = state.withLock { state in
+            state.nextSubscriber += 1
+            state.subscribers[state.nextSubscriber] = StatusSubscriber(continuation: continuation, skipThrough: state.recordedAhead.last)
+            continuation.yield(state.status)
+            return state.nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
 
     /// Every message received on the media namespace from now on (statuses, queue changes, errors).
     public var messages: AsyncStream<CastChannelMessage> { messageBroadcaster.subscribe() }
@@ -76,47 +114,96 @@ public final class CastMediaChannel: CastChannelPlugin {
 
     /// Records the app's context.
     public func channelDidConnect(_ context: CastChannelContext) async {
-        state.withLock { $0.context = context }
+        state.withLock { state in
+            state.context = context
+            state.recordedAhead = []
+        }
     }
 
     /// Forgets the context and the session.
     public func channelDidDisconnect(_ context: CastChannelContext, reason: CastChannelDisconnectReason) async {
-        let hadSession = state.withLock { state in
+        state.withLock { state in
+            let hadSession = state.hasSession
             state.context = nil
-            defer {
-                state.status = nil
-                state.hasSession = false
-                state.position.reset()
-            }
-            return state.hasSession
+            state.status = nil
+            state.hasSession = false
+            state.position.reset()
+            // Replies recorded ahead will not be delivered any more.
+            state.recordedAhead = []
+            state.deliveredReplies = []
+            for id in state.subscribers.keys { state.subscribers[id]?.skipThrough = nil }
+            if hadSession { Self.publish(nil, in: &state) }
         }
-        if hadSession { statusBroadcaster.yield(nil) }
     }
 
     /// Applies statuses and publishes every message.
     public func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async {
-        if message.type == "MEDIA_STATUS" {
-            apply(statusMessage: message)
+        if message.type == "MEDIA_STATUS", let decoded = decodeStatus(message) {
+            receive(decoded.first, text: message.text, isReply: (message.requestId ?? 0) != 0)
         }
         messageBroadcaster.yield(message)
     }
 
-    /// Decodes a MEDIA_STATUS message (once, however many paths see it), records it and (when
-    /// `publish`) publishes it; returns the decoded message, or `nil` when it is not a MEDIA_STATUS.
-    ///
-    /// A reply is recorded twice: when the request returns (so the next command already sees the new
-    /// session id) and when the plugin receives it; only the latter publishes, so subscribers see each status once.
-    @discardableResult
-    func apply(statusMessage message: CastChannelMessage, publish: Bool = true) -> MediaStatusMessage? {
-        guard let decoded = decodeStatus(message) else { return nil }
-        let status = decoded.first
+    /// A status delivered by the plugin callback, in the order the receiver sent it: recorded (unless
+    /// a newer reply was recorded ahead of it) and published to ``statuses``.
+    private func receive(_ status: MediaStatus?, text: String?, isReply: Bool) {
         state.withLock { state in
-            state.status = status
-            state.hasSession = status != nil
-            if let status { state.position.update(status) } else { state.position.reset() }
+            if let text, let index = state.recordedAhead.firstIndex(of: text) {
+                // A reply its request recorded already; ``status`` holds it or something newer.
+                state.recordedAhead.removeSubrange(...index)
+            } else {
+                // While a reply is recorded ahead, this status is older than it: published, not recorded.
+                if state.recordedAhead.isEmpty { Self.record(status, in: &state) }
+                if let text, isReply {
+                    state.deliveredReplies.append(text)
+                    if state.deliveredReplies.count > Self.deliveredRepliesKept { state.deliveredReplies.removeFirst() }
+                }
+            }
+            Self.publish(status, text: text, in: &state)
         }
-        if publish { statusBroadcaster.yield(status) }
+    }
+
+    /// A reply, recorded by the request that awaited it before it returns, so the next command (and
+    /// ``status``) already see it; the plugin callback publishes it in its turn.
+    @discardableResult
+    func record(reply message: CastChannelMessage) -> MediaStatusMessage? {
+        guard let decoded = decodeStatus(message) else { return nil }
+        state.withLock { state in
+            if let text = message.text, let index = state.deliveredReplies.firstIndex(of: text) {
+                // The callback was first: it recorded this reply (or something newer) already.
+                state.deliveredReplies.remove(at: index)
+                return
+            }
+            // Only the app the channel is connected to: the callback then delivers this reply in its turn,
+            // or a disconnect (which forgets what was recorded ahead) comes first. A reply from an app that
+            // is gone is not recorded at all.
+            guard state.context?.transportId == message.sourceId else { return }
+            Self.record(decoded.first, in: &state)
+            if let text = message.text { state.recordedAhead.append(text) }
+        }
         return decoded
+    }
+
+    /// How many delivered replies are remembered; a request resumes long before this many more
+    /// replies arrive.
+    private static let deliveredRepliesKept = 32
+
+    private static func record(_ status: MediaStatus?, in state: inout State) {
+        state.status = status
+        state.hasSession = status != nil
+        if let status { state.position.update(status) } else { state.position.reset() }
+    }
+
+    /// Yields to every subscriber, under the lock so that each stream's first element and the rest
+    /// keep the receiver's order (AsyncStream runs none of our code while yielding: no deadlock).
+    private static func publish(_ status: MediaStatus?, text: String? = nil, in state: inout State) {
+        for (id, subscriber) in state.subscribers {
+            if let skip = subscriber.skipThrough {
+                if skip == text { state.subscribers[id]?.skipThrough = nil }
+                continue
+            }
+            subscriber.continuation.yield(status)
+        }
     }
 
     /// The MEDIA_STATUS in `message`, decoded at most once per message text.
@@ -165,7 +252,7 @@ public final class CastMediaChannel: CastChannelPlugin {
             throw CastMediaError(code: .unexpectedReply, message: "The reply to \(type) is not JSON")
         }
         if let error = CastMediaError(reply: replyJSON) { throw error }
-        let status = reply.type == "MEDIA_STATUS" ? apply(statusMessage: reply, publish: false) : nil
+        let status = reply.type == "MEDIA_STATUS" ? record(reply: reply) : nil
         return (reply, status)
     }
 

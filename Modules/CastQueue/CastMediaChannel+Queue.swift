@@ -15,7 +15,8 @@ extension CastMediaChannel {
     ///   - startIndex: the index of the item to play first.
     ///   - repeatMode: the repeat mode.
     ///   - startTime: where to start the first item, in seconds.
-    /// - Throws: ``CastMediaError``; `messageTooLarge` when a single item is over the limit (nothing sent).
+    ///   - customData: application data.
+    /// - Throws: `CastMediaError`; `messageTooLarge` when a single item is over the limit (nothing sent).
     @discardableResult
     public func queueLoad(
         _ items: [QueueItem], startIndex: Int = 0, repeatMode: RepeatMode = .off, startTime: Double? = nil,

@@ -21,7 +21,9 @@ public final class CastMediaQueue: Sendable {
     private let follower = Mutex<Task<Void, Never>?>(nil)
 
     /// Starts following `media`.
-    /// - Parameter cacheCapacity: how many items to keep (at least a screenful; default 100).
+    /// - Parameters:
+    ///   - media: the media channel whose queue to mirror.
+    ///   - cacheCapacity: how many items to keep (at least a screenful; default 100).
     public init(media: CastMediaChannel, cacheCapacity: Int = 100) {
         self.media = media
         state = Mutex(QueueModelState(cacheCapacity: cacheCapacity))

@@ -2,7 +2,7 @@ import CastMedia
 
 /// The repeat modes a player UI offers (Castor's `CastRepeatMode`): off, one, all.
 ///
-/// The receiver's ``CastMedia/RepeatMode/allAndShuffle`` reads as ``all``; unknown modes read as ``off``.
+/// The receiver's `RepeatMode.allAndShuffle` reads as ``all``; unknown modes read as ``off``.
 public enum CastRepeatMode: String, Sendable, Hashable, CaseIterable {
     /// Stop at the end of the queue.
     case off

@@ -34,7 +34,7 @@ public struct QueueEditPlan: Sendable, Hashable {
     public var messageCount: Int { (removals.isEmpty ? 0 : 1) + (reorder == nil ? 0 : 1) + insertions.count }
 
     /// Plans the edit from `current` item ids to `desired`.
-    /// - Throws: ``CastMediaError`` `invalidRequest` when `desired` names an id twice or an id not in `current`.
+    /// - Throws: `CastMediaError` `invalidRequest` when `desired` names an id twice or an id not in `current`.
     public init(from current: [Int], to desired: [QueueEntry]) throws(CastMediaError) {
         let currentSet = Set(current)
         var seen = Set<Int>()

@@ -2,7 +2,7 @@ import CastJSON
 import CastMedia
 import CastMetadata
 
-/// Builds a ``CastMedia/QueueItem`` step by step (`GCKMediaQueueItemBuilder`).
+/// Builds a `QueueItem` (CastMedia) step by step (`GCKMediaQueueItemBuilder`).
 ///
 /// ```swift
 /// var builder = QueueItemBuilder(media: media)

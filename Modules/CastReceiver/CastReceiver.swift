@@ -19,7 +19,7 @@ import Logging
 /// await receiver.stop()
 /// ```
 ///
-/// Tests that need no sockets can hand it any ``CastTransport`` with ``accept(_:)``, for example one
+/// Tests that need no sockets can hand it any `CastTransport` with ``accept(_:)``, for example one
 /// end of an `InMemoryCastTransport.pair()`.
 public actor CastReceiver {
     /// The device description this receiver was created with.

@@ -40,6 +40,8 @@ public struct CastReceiverAdvertisement: Sendable, Hashable {
     /// Builds the advertisement of a device, as a real Cast device fills it.
     ///
     /// - Parameters:
+    ///   - configuration: the device's name, id, kind and model.
+    ///   - port: the port the device listens on.
     ///   - runningAppStatus: the running app's status text (`rs`), empty when idle.
     ///   - busy: whether an app invites senders to join (`st=1`).
     public init(

@@ -1,6 +1,6 @@
 import CastJSON
 import Foundation
-public import NIOCore
+import NIOCore
 internal import SwiftProtobuf
 
 /// The protobuf wire form of `CastMessage`, written and read by hand.

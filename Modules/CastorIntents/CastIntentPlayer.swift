@@ -3,7 +3,7 @@ public import Castor
 import CastQueue
 
 /// Plays resolved media-intent requests on a Cast device: the bridge between CastIntents'
-/// ``PlayMediaIntentHandler`` and Castor's `CastPlayer`.
+/// `PlayMediaIntentHandler` and Castor's `CastPlayer`.
 ///
 /// The seed's app delegate resolves a `PlayRequest` and hands the items to its playback manager;
 /// here the playback manager is a Cast device:
@@ -57,8 +57,8 @@ public struct CastIntentPlayer: Sendable {
 
     /// Plays a handler's response to `intent`, shuffling with the system's random generator.
     /// - Parameters:
-    ///   - response: what the handler answered (``PlayMediaIntentHandler/handlePlay(_:)`` or
-    ///     ``PlayMediaIntentHandler/handleShow(_:)``).
+    ///   - response: what the handler answered (`PlayMediaIntentHandler.handlePlay(_:)` or
+    ///     `PlayMediaIntentHandler.handleShow(_:)`).
     ///   - intent: the intent as the user asked it (an empty intent with `resumePlayback` continues
     ///     the device's queue).
     public func play(_ response: PlayMediaIntentResponse, for intent: PlayMediaIntent) async -> IntentPlayback {

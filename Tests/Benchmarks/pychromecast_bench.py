@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The pychromecast side of `make bench` (see scripts/bench.sh and Docs/Performance.md).
+"""The pychromecast side of `make bench` (see scripts/bench.sh and Modules/Castor/Castor.docc/Performance.md).
 
 Each mode prints one JSON line with its samples, measured exactly like castor-bench measures ours:
 

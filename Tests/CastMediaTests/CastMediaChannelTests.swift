@@ -208,6 +208,7 @@ struct CastMediaChannelTests {
         let harness = try await MediaHarness.make()
         defer { Task { await harness.close() } }
         var statuses = harness.media.statuses.makeAsyncIterator()
+        #expect(await statuses.next() == .some(nil))   // the current value comes first: no media session yet
         try await harness.media.load(Self.movie)
         #expect(await statuses.next()??.mediaSessionId == 1)
         await harness.receiver.stopApp()
@@ -227,6 +228,7 @@ struct CastMediaChannelTests {
         let harness = try await MediaHarness.make()
         defer { Task { await harness.close() } }
         var statuses = harness.media.statuses.makeAsyncIterator()
+        #expect(await statuses.next() == .some(nil))   // the current value comes first: no media session yet
         try await harness.media.load(Self.movie)
         let first = await statuses.next()
         #expect(first??.playerState == .playing)
@@ -238,6 +240,21 @@ struct CastMediaChannelTests {
         try await harness.media.stop()
         let third = await statuses.next()
         #expect(third == .some(nil))
+    }
+
+    @Test func aStreamStartedAfterACommandStartsWithItsReplyAndSeesEachStatusOnce() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        var early = harness.media.statuses.makeAsyncIterator()
+        #expect(await early.next() == .some(nil))
+        try await harness.media.load(Self.movie)
+        var late = harness.media.statuses.makeAsyncIterator()
+        #expect(await late.next()??.playerState == .playing)    // the LOAD's reply, at once
+        #expect(await early.next()??.playerState == .playing)   // the same reply, once
+        await harness.receiver.broadcastStatus { $0.playerState = "PAUSED"; $0.currentTime = 42 }
+        #expect(await late.next()??.playerState == .paused)     // next: the broadcast, not the reply again
+        #expect(await early.next()??.playerState == .paused)
+        #expect(harness.media.status?.playerState == .paused)
     }
 
     @Test func positionIsExtrapolatedWithTheInjectedClock() async throws {

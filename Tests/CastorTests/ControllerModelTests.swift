@@ -28,14 +28,14 @@ final class FakePlayer: CastPlaybackControlling {
         set { state.withLock { $0.speed = newValue } }
     }
     var playbackSpeedRange: ClosedRange<Double> { state.withLock { $0.speedRange } }
-    func togglePlayPause() { state.withLock { $0.shouldPlay.toggle() } }
-    func canReturnToPreviousItem() -> Bool { state.withLock { $0.index > 0 } }
-    func returnToPreviousItem() { state.withLock { $0.index -= 1 } }
-    func canAdvanceToNextItem() -> Bool { state.withLock { $0.index + 1 < $0.count } }
-    func advanceToNextItem() { state.withLock { $0.index += 1 } }
+    func requestTogglePlayPause() { state.withLock { $0.shouldPlay.toggle() } }
+    func canReturnToPrevious() -> Bool { state.withLock { $0.index > 0 } }
+    func requestReturnToPrevious() { state.withLock { $0.index -= 1 } }
+    func canAdvanceToNext() -> Bool { state.withLock { $0.index + 1 < $0.count } }
+    func requestAdvanceToNext() { state.withLock { $0.index += 1 } }
     func time() -> Duration? { state.withLock { $0.time } }
     func seekableTimeRange() -> ClosedRange<Duration>? { state.withLock { $0.range } }
-    func seek(to time: Duration) {
+    func requestSeek(to time: Duration) {
         state.withLock {
             $0.seeks.append(time)
             $0.time = time
@@ -48,7 +48,7 @@ final class FakePlayer: CastPlaybackControlling {
     func selectedMediaOption(for characteristic: CastMediaCharacteristic) -> CastMediaSelectionOption {
         characteristic == .legible ? state.withLock { $0.selectedLegible } : .off
     }
-    func select(mediaOption option: CastMediaSelectionOption, for characteristic: CastMediaCharacteristic) {
+    func requestSelect(mediaOption option: CastMediaSelectionOption, for characteristic: CastMediaCharacteristic) {
         state.withLock { $0.selectedLegible = option }
     }
 }

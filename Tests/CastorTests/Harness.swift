@@ -116,6 +116,3 @@ func makeCast(_ connector: ReceiverConnector, configuration: CastConfiguration =
     reconnectPolicy: CastReconnectPolicy(maxAttempts: 3, initialDelay: .zero, maxDelay: .zero))) -> Cast {
     Cast(configuration: configuration, connector: connector)
 }
-
-/// Runs `body` in a synchronous context, so the fire-and-forget overloads are chosen.
-func fireAndForget(_ body: () -> Void) { body() }

@@ -46,7 +46,7 @@ import Testing
         #expect(player.items.map { $0.asset?.metadata?.title } == ["Movie 0", "Movie 1", "Movie 2", "Movie 3"])
         let stranger = CastPlayerItem(id: 999, queue: player.queue)
         await #expect(throws: CastError.self) { try await player.remove(stranger) }
-        #expect(!player.move(stranger, before: nil))
+        #expect(!player.requestMove(stranger, before: nil))
 
         // Jump, then next / previous.
         try await player.setCurrentItem(player.items[2])
@@ -102,10 +102,13 @@ import Testing
         #expect(player.playbackSpeed == 2)
         try await waitUntil("the receiver reports 2×") { player.mediaStatus?.playbackRate == 2 }
 
-        // Smart previous: more than 3 s into the item seeks to its start.
+        // Smart previous (Castor's returnToPrevious): more than 3 s into the item seeks to its start;
+        // item navigation ignores the mode, and there is no previous item here.
         try await player.seek(to: .seconds(30))
-        #expect(player.canReturnToPreviousItem())
-        try await player.returnToPreviousItem()
+        #expect(player.canReturnToPrevious())
+        #expect(!player.canReturnToPreviousItem())
+        await #expect(throws: CastError.self) { try await player.returnToPreviousItem() }
+        try await player.returnToPrevious()
         #expect(try #require(player.time()) < .seconds(30))
         try await player.stop()
         try await waitUntil("idle") { player.playerState == .idle }
@@ -140,7 +143,7 @@ import Testing
 
         // A track the receiver does not have: shown at once, then rolled back to the receiver's value.
         let bogus = CastMediaSelectionOption.on(CastMediaTrackInfo(id: 42, languageCode: "xx", characteristic: .legible))
-        fireAndForget { player.select(mediaOption: bogus, for: .legible) }
+        player.requestSelect(mediaOption: bogus, for: .legible)
         #expect(player.activeTrackIds.contains(42))
         try await waitUntil("rolled back") { !player.activeTrackIds.contains(42) }
         #expect(player.selectedMediaOption(for: .legible) == french)

@@ -1,4 +1,5 @@
 import CastJSON
+import CastTestSupport
 import Foundation
 import Testing
 
@@ -24,6 +25,58 @@ struct CastctlEndToEndTests {
         #expect(text.contains("Big Buck Bunny"))
         #expect(text.contains("[1] ⏪") && text.contains("[␣]") && text.contains("[4] ⏩"))
         #expect(text.contains("volume  50%"))
+    }
+
+    @Test func castctlQueueOptionsAndLogLevels() async throws {
+        let receiver = try await ReceiverProcess.start(["--strict"])
+        let castctl = TestPaths.program("castctl")
+        let device = ["--host", "127.0.0.1", "--port", String(receiver.port)]
+        func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, stdout: [String], stderr: String) {
+            var env = ProcessInfo.processInfo.environment
+            env["CASTOR_LOG_LEVEL"] = nil
+            env.merge(environment) { $1 }
+            let child = try ChildProcess(castctl, arguments + device, environment: env)
+            let status = await child.waitForExit()
+            return (status, child.output, child.errorOutput)
+        }
+
+        // queue load takes what load takes: --content-type, --stream-type, --paused (autoplay false), a start.
+        let queued = try await run(["queue", "load", "http://127.0.0.1:9/a.mp3", "http://127.0.0.1:9/b.mp3", "--content-type", "audio/mpeg",
+                                    "--start-index", "1", "--start", "5", "--paused", "--json"])
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let status = try JSONValue(parsing: queued.stdout.last ?? "")
+        #expect(status["playerState"] == "PAUSED")
+        #expect(status["media"]?["contentId"] == "http://127.0.0.1:9/b.mp3")
+        #expect(status["media"]?["contentType"] == "audio/mpeg")
+        #expect(status["currentTime"] == 5)
+        let inserted = try await run(["queue", "insert", "http://127.0.0.1:9/c", "--content-type", "audio/flac", "--json"])
+        #expect(inserted.status == 0, "\(inserted.stderr)")
+        let list = try await run(["queue", "list", "--json"])
+        let items = try JSONValue(parsing: list.stdout.last ?? "").arrayValue ?? []
+        #expect(items.map { $0["media"]?["contentType"]?.stringValue } == ["audio/mpeg", "audio/mpeg", "audio/flac"])
+        #expect(items.map { $0["autoplay"]?.boolValue } == [true, false, true])
+
+        // Logging: errors only by default; -v, --log-level and CASTOR_LOG_LEVEL raise it. The emulated
+        // device has no genuine credentials: under the default `.report` policy that is a debug line.
+        let authLine = "Device authentication failed"
+        let quiet = try await run(["status"])
+        #expect(quiet.status == 0)
+        #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
+        #expect(try await run(["status", "-v"]).stderr.contains(authLine))
+        #expect(try await run(["status", "--log-level", "debug"]).stderr.contains(authLine))
+        #expect(try await run(["status"], environment: ["CASTOR_LOG_LEVEL": "debug"]).stderr.contains(authLine))
+        #expect(try await run(["status"], environment: ["CASTOR_LOG_LEVEL": "info"]).stderr.isEmpty)
+        let flagWins = try await run(["status", "--log-level", "error"], environment: ["CASTOR_LOG_LEVEL": "trace"])
+        #expect(flagWins.stderr.isEmpty, "\(flagWins.stderr)")
+        let bogus = try await run(["status"], environment: ["CASTOR_LOG_LEVEL": "loud"])
+        #expect(bogus.status != 0)
+        #expect(bogus.stderr.contains("CASTOR_LOG_LEVEL=loud is not a log level"))
+        for line in try await run(["status", "-vv"]).stderr.split(separator: "\n") {
+            #expect(line.contains(" trace ") || line.contains(" debug ") || line.contains(" info ") || line.contains(" notice "), "\(line)")
+        }
+
+        let exit = await receiver.child.terminate()
+        #expect(exit == 0, "violations: \(receiver.child.output.filter { $0.contains("violation") })")
     }
 
     @Test func castctlCommandsAgainstCastReceiver() async throws {

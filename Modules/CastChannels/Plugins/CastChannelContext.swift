@@ -1,6 +1,6 @@
 public import CastJSON
 public import CastTransport
-public import Foundation
+import Foundation
 
 /// What a channel plugin sends through: its namespace on one virtual connection.
 public struct CastChannelContext: Sendable {

@@ -63,12 +63,12 @@ public struct CastReconnectPolicy: Sendable, Hashable {
 /// On iOS this is split between `GCKCastOptions` and Castor's `CastConfiguration`; on Linux nothing
 /// else initialises the stack, so it is all here.
 public struct CastConfiguration: Sendable {
-    /// The receiver App ID; ``CastAppID/defaultMediaReceiver`` (`CC1AD845`) by default. Use your own
+    /// The receiver App ID; `CastAppID.defaultMediaReceiver` (`CC1AD845`) by default. Use your own
     /// receiver's id as soon as you have one.
     public var receiverAppID: String
     /// Launch with supported app types `WEB` and `ANDROID_TV`, so Android TV receivers run their native app.
     public var isAndroidReceiverCompatible: Bool
-    /// Where devices come from: mDNS, known hosts, DIAL (informational; the ``DeviceBrowser`` given to ``Cast`` does the work).
+    /// Where devices come from: mDNS, known hosts, DIAL (informational; the `DeviceBrowser` given to ``Cast`` does the work).
     public var discoverySources: Set<DiscoverySource>
     /// The deadline of each command sent to the receiver.
     public var requestTimeout: Duration

@@ -63,10 +63,10 @@ struct CastControlActions {
             return CastControlButton(slot: slot, isEnabled: active, isOn: playing,
                                      title: playing ? "Pause" : "Play", glyph: playing ? "⏸" : "▶")
         case .skipPrevious:
-            return CastControlButton(slot: slot, isEnabled: active && (player?.canReturnToPreviousItem() ?? false),
+            return CastControlButton(slot: slot, isEnabled: active && (player?.canReturnToPrevious() ?? false),
                                      isOn: false, title: "Previous", glyph: "⏮")
         case .skipNext:
-            return CastControlButton(slot: slot, isEnabled: active && (player?.canAdvanceToNextItem() ?? false),
+            return CastControlButton(slot: slot, isEnabled: active && (player?.canAdvanceToNext() ?? false),
                                      isOn: false, title: "Next", glyph: "⏭")
         case .rewind30:
             return CastControlButton(slot: slot, isEnabled: active && canJump(by: .zero - Self.jump), isOn: false, title: "-30s", glyph: "⏪")
@@ -95,18 +95,18 @@ struct CastControlActions {
         switch slot {
         case .none: return false
         case .custom(let id, _): custom(id)
-        case .playPause: player?.togglePlayPause()
-        case .skipPrevious: player?.returnToPreviousItem()
-        case .skipNext: player?.advanceToNextItem()
+        case .playPause: player?.requestTogglePlayPause()
+        case .skipPrevious: player?.requestReturnToPrevious()
+        case .skipNext: player?.requestAdvanceToNext()
         case .rewind30: jump(by: .zero - Self.jump)
         case .forward30: jump(by: Self.jump)
         case .mute: volume?.isMuted.toggle()
         case .closedCaptions:
             guard let player else { return false }
             if player.selectedMediaOption(for: .legible) != .off {
-                player.select(mediaOption: .off, for: .legible)
+                player.requestSelect(mediaOption: .off, for: .legible)
             } else if let first = player.mediaSelectionOptions(for: .legible).first(where: { $0 != .off }) {
-                player.select(mediaOption: first, for: .legible)
+                player.requestSelect(mediaOption: first, for: .legible)
             }
         }
         return true
@@ -114,6 +114,6 @@ struct CastControlActions {
 
     private func jump(by offset: Duration) {
         guard let player, let time = player.time(), let range = player.seekableTimeRange() else { return }
-        player.seek(to: min(range.upperBound, max(range.lowerBound, time + offset)))
+        player.requestSeek(to: min(range.upperBound, max(range.lowerBound, time + offset)))
     }
 }

@@ -11,28 +11,28 @@ public protocol CastPlaybackControlling: AnyObject, Sendable {
     var playbackSpeed: Double { get set }
     /// The allowed speeds.
     var playbackSpeedRange: ClosedRange<Double> { get }
-    /// Toggles between play and pause.
-    func togglePlayPause()
-    /// Whether "previous" can do something.
-    func canReturnToPreviousItem() -> Bool
-    /// Goes back (smart previous).
-    func returnToPreviousItem()
+    /// Toggles between play and pause without waiting.
+    func requestTogglePlayPause()
+    /// Whether "previous" can do something (observing the navigation mode).
+    func canReturnToPrevious() -> Bool
+    /// Goes back without waiting (smart previous: may seek to the start instead).
+    func requestReturnToPrevious()
     /// Whether there is a next item.
-    func canAdvanceToNextItem() -> Bool
-    /// Goes to the next item.
-    func advanceToNextItem()
+    func canAdvanceToNext() -> Bool
+    /// Goes to the next item without waiting.
+    func requestAdvanceToNext()
     /// The position now.
     func time() -> Duration?
     /// The seekable range.
     func seekableTimeRange() -> ClosedRange<Duration>?
-    /// Seeks.
-    func seek(to time: Duration)
+    /// Seeks without waiting.
+    func requestSeek(to time: Duration)
     /// The options of a characteristic.
     func mediaSelectionOptions(for characteristic: CastMediaCharacteristic) -> [CastMediaSelectionOption]
     /// The selected option of a characteristic.
     func selectedMediaOption(for characteristic: CastMediaCharacteristic) -> CastMediaSelectionOption
-    /// Selects an option.
-    func select(mediaOption option: CastMediaSelectionOption, for characteristic: CastMediaCharacteristic)
+    /// Selects an option without waiting.
+    func requestSelect(mediaOption option: CastMediaSelectionOption, for characteristic: CastMediaCharacteristic)
 }
 
 /// What the volume controls need from a device. ``CastDeviceManager`` conforms.

@@ -49,14 +49,14 @@ public final class CastProgressTracker: Observable, Sendable {
                 return state.pulse
             }
             old?.cancel()
-            refresh()
+            pullTime()
             guard newValue != nil else { return }
             let interval = self.interval
             let clock = self.clock
             let task = Task { [weak self] in
                 while !Task.isCancelled {
                     do { try await clock.sleep(for: interval) } catch { return }
-                    self?.refresh()
+                    self?.pullTime()
                 }
             }
             state.withLock { $0.pulse = task }
@@ -64,7 +64,7 @@ public final class CastProgressTracker: Observable, Sendable {
     }
 
     /// Pulls the player's time now (the timer calls this every interval).
-    public func refresh() {
+    public func pullTime() {
         let player = state.withLock { $0.player }
         let time = player?.time()
         let range = player?.seekableTimeRange()
@@ -130,7 +130,7 @@ public final class CastProgressTracker: Observable, Sendable {
                 state.isInteracting = newValue
                 return (wasInteracting && !newValue ? state.time : nil, state.player)
             }
-            if let seekTarget, let player { player.seek(to: seekTarget) }
+            if let seekTarget, let player { player.requestSeek(to: seekTarget) }
             changed()
         }
     }

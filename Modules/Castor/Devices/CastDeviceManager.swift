@@ -160,10 +160,20 @@ public final class CastDeviceManager: Observable, Sendable {
         try await volumeProperty.update(to: Double(volume))
     }
 
-    /// Raises the volume by one step (fire-and-forget).
-    public func increaseVolume() { volume = min(volumeRange.upperBound, volume + volumeStep) }
-    /// Lowers the volume by one step (fire-and-forget).
-    public func decreaseVolume() { volume = max(volumeRange.lowerBound, volume - volumeStep) }
+    /// Raises the volume by one ``volumeStep`` (up to the top of ``volumeRange``) and waits.
+    public func increaseVolume() async throws(CastError) {
+        try await setVolume(min(volumeRange.upperBound, volume + volumeStep))
+    }
+
+    /// Lowers the volume by one ``volumeStep`` (down to the bottom of ``volumeRange``) and waits.
+    public func decreaseVolume() async throws(CastError) {
+        try await setVolume(max(volumeRange.lowerBound, volume - volumeStep))
+    }
+
+    /// Raises the volume by one step without waiting (same as setting ``volume``).
+    public func requestIncreaseVolume() { volume = min(volumeRange.upperBound, volume + volumeStep) }
+    /// Lowers the volume by one step without waiting (same as setting ``volume``).
+    public func requestDecreaseVolume() { volume = max(volumeRange.lowerBound, volume - volumeStep) }
 
     /// Whether the device is muted; also true when the volume is 0. Unmuting at volume 0 sets the volume to 0.1.
     public var isMuted: Bool {

@@ -6,13 +6,18 @@ extension CastPlayer {
     ///
     /// Setting it is the editing primitive (remove, reorder, shuffle): the new list shows at once,
     /// and at most one QUEUE_REMOVE and one QUEUE_REORDER (only when the order really changed) are
-    /// sent. Items not already in the queue are ignored; a failure shows the receiver's list again.
+    /// sent. A list holding an item that is not in the queue, or one item twice, is ignored; a
+    /// failure shows the receiver's list again. ``setItems(_:)`` is the awaited form.
     public var items: [CastPlayerItem] {
         get {
             registrar.access(self, keyPath: \.items)
             return state.withLock { $0.items }
         }
         set {
+            let current = Set(items)
+            guard newValue.allSatisfy(current.contains), Set(newValue).count == newValue.count else { return }
+            state.withLock { $0.items = newValue }   // shows at once; setItems sends it and shows the receiver's list
+            changed(\.items)
             Task { try? await self.setItems(newValue) }
         }
     }
@@ -33,19 +38,22 @@ extension CastPlayer {
     // MARK: Load
 
     /// Loads a queue of assets, replacing the current one, and waits for the receiver.
+    ///
+    /// With `options.shouldPlay` false the start item is loaded with `autoplay: false`, so the receiver
+    /// never starts playing it (there is no PLAY-then-PAUSE); the other items keep `autoplay: true`
+    /// and play in turn once the user plays. When this returns, every property shows the new queue.
     /// - Throws: ``CastError`` `.invalidArgument` for an empty list or an index outside it.
     public func loadItems(from assets: [CastAsset], with options: CastLoadOptions = CastLoadOptions()) async throws(CastError) {
         guard assets.indices.contains(options.index) else {
             throw CastError(code: .invalidArgument, message: "Index \(options.index) is outside the \(assets.count) assets")
         }
-        let items = assets.map { asset in
-            QueueItem(media: asset.mediaInformation, autoplay: true)
+        let items = assets.indices.map { index in
+            QueueItem(media: assets[index].mediaInformation, autoplay: index == options.index ? options.shouldPlay : true)
         }
         do {
-            var status = try await media.queueLoad(
+            let status = try await media.queueLoad(
                 items, startIndex: options.index, repeatMode: options.repeatMode.repeatMode,
                 startTime: options.time.map(CastReconnectPolicy.seconds))
-            if !options.shouldPlay { status = try await media.pause() }
             if options.playbackSpeed != 1, status.media?.streamType != .live {
                 _ = try await media.setPlaybackRate(options.playbackSpeed)
             }
@@ -54,6 +62,7 @@ extension CastPlayer {
         }
         try? await queue.reload()
         rebuildItems()
+        applyLatestStatus()
     }
 
     /// Loads one asset and waits for the receiver.
@@ -61,9 +70,14 @@ extension CastPlayer {
         try await loadItems(from: [asset], with: options)
     }
 
-    /// Loads a queue of assets (fire-and-forget).
-    public func loadItems(from assets: [CastAsset], with options: CastLoadOptions = CastLoadOptions()) {
+    /// Loads a queue of assets without waiting; a failure is dropped (the receiver's state shows).
+    public func requestLoadItems(from assets: [CastAsset], with options: CastLoadOptions = CastLoadOptions()) {
         Task { try? await self.loadItems(from: assets, with: options) }
+    }
+
+    /// Loads one asset without waiting.
+    public func requestLoadItem(from asset: CastAsset, with options: CastLoadOptions = CastLoadOptions()) {
+        requestLoadItems(from: [asset], with: options)
     }
 
     // MARK: Insert
@@ -83,6 +97,7 @@ extension CastPlayer {
         }
         try? await queue.reload()
         rebuildItems()
+        applyLatestStatus()
     }
 
     /// Inserts assets after `item` (`nil`: at the front) and waits.
@@ -100,17 +115,19 @@ extension CastPlayer {
         try await insertItems(from: [asset], after: item)
     }
 
-    /// Inserts assets before `item` (fire-and-forget). Returns `false` when `item` is not in the queue.
+    /// Inserts assets before `item` (`nil`: at the end) without waiting. Returns `false` (and sends
+    /// nothing) when `item` is not in the queue.
     @discardableResult
-    public func insertItems(from assets: [CastAsset], before item: CastPlayerItem?) -> Bool {
+    public func requestInsertItems(from assets: [CastAsset], before item: CastPlayerItem?) -> Bool {
         if let item, !items.contains(item) { return false }
         Task { try? await self.insertItems(from: assets, before: item) }
         return true
     }
 
-    /// Inserts assets after `item` (fire-and-forget). Returns `false` when `item` is not in the queue.
+    /// Inserts assets after `item` (`nil`: at the front) without waiting. Returns `false` (and sends
+    /// nothing) when `item` is not in the queue.
     @discardableResult
-    public func insertItems(from assets: [CastAsset], after item: CastPlayerItem?) -> Bool {
+    public func requestInsertItems(from assets: [CastAsset], after item: CastPlayerItem?) -> Bool {
         if let item, !items.contains(item) { return false }
         Task { try? await self.insertItems(from: assets, after: item) }
         return true
@@ -153,8 +170,8 @@ extension CastPlayer {
         }
     }
 
-    /// Removes an item (fire-and-forget).
-    public func remove(_ item: CastPlayerItem) {
+    /// Removes an item without waiting (the list changes at once; a failure shows the receiver's list).
+    public func requestRemove(_ item: CastPlayerItem) {
         Task { try? await self.remove(item) }
     }
 
@@ -167,8 +184,8 @@ extension CastPlayer {
         }
     }
 
-    /// Removes every item (fire-and-forget).
-    public func removeAllItems() {
+    /// Removes every item without waiting.
+    public func requestRemoveAllItems() {
         Task { try? await self.removeAllItems() }
     }
 
@@ -204,18 +221,20 @@ extension CastPlayer {
         try await move(item, before: before)
     }
 
-    /// Moves `item` before `other` (fire-and-forget). Returns `false` when either is not in the queue.
+    /// Moves `item` before `other` (`nil`: to the end) without waiting. Returns `false` (and sends
+    /// nothing) when either is not in the queue.
     @discardableResult
-    public func move(_ item: CastPlayerItem, before other: CastPlayerItem?) -> Bool {
+    public func requestMove(_ item: CastPlayerItem, before other: CastPlayerItem?) -> Bool {
         let current = items
         guard current.contains(item), other.map(current.contains) ?? true else { return false }
         Task { try? await self.move(item, before: other) }
         return true
     }
 
-    /// Moves `item` after `other` (fire-and-forget). Returns `false` when either is not in the queue.
+    /// Moves `item` after `other` (`nil`: to the front) without waiting. Returns `false` (and sends
+    /// nothing) when either is not in the queue.
     @discardableResult
-    public func move(_ item: CastPlayerItem, after other: CastPlayerItem?) -> Bool {
+    public func requestMove(_ item: CastPlayerItem, after other: CastPlayerItem?) -> Bool {
         let current = items
         guard current.contains(item), other.map(current.contains) ?? true else { return false }
         Task { try? await self.move(item, after: other) }
@@ -241,101 +260,7 @@ extension CastPlayer {
             state.items = ids.map { existing[$0] ?? CastPlayerItem(id: $0, queue: queue) }
         }
         changed(\.items)
+        applyLatestStatus()
         if let failure { throw failure }
-    }
-}
-
-extension CastPlayer {
-    // MARK: Navigation
-
-    /// The current item (optimistic; the loading item is preferred over the current one).
-    /// Setting it jumps to that item; an item not in the queue is ignored.
-    public var currentItem: CastPlayerItem? {
-        get {
-            registrar.access(self, keyPath: \.currentItem)
-            guard let id = currentItemProperty.value else { return nil }
-            return items.first { $0.id == id }
-        }
-        set {
-            guard let newValue, items.contains(newValue) else { return }
-            currentItemProperty.write(newValue.id)
-        }
-    }
-
-    /// Jumps to `item` and waits.
-    /// - Throws: ``CastError`` `.invalidArgument` when the item is not in the queue.
-    public func setCurrentItem(_ item: CastPlayerItem) async throws(CastError) {
-        guard items.contains(item) else { throw CastError(code: .invalidArgument, message: "\(item) is not in the queue") }
-        try await currentItemProperty.update(to: item.id)
-    }
-
-    private var currentIndex: Int? {
-        guard let id = currentItemProperty.value else { return nil }
-        return items.firstIndex { $0.id == id }
-    }
-
-    /// Whether there is a next item (wrapping around with repeat all).
-    public func canAdvanceToNextItem() -> Bool {
-        guard let index = currentIndex else { return false }
-        return index + 1 < items.count || (repeatMode == .all && !items.isEmpty)
-    }
-
-    /// Goes to the next item (fire-and-forget).
-    public func advanceToNextItem() {
-        guard let next = nextItem() else { return }
-        currentItem = next
-    }
-
-    /// Goes to the next item and waits.
-    public func advanceToNextItem() async throws(CastError) {
-        guard let next = nextItem() else { throw CastError(code: .invalidArgument, message: "There is no next item") }
-        try await setCurrentItem(next)
-    }
-
-    private func nextItem() -> CastPlayerItem? {
-        let items = self.items
-        guard let index = currentIndex else { return nil }
-        if index + 1 < items.count { return items[index + 1] }
-        return repeatMode == .all ? items.first : nil
-    }
-
-    private func previousItem() -> CastPlayerItem? {
-        let items = self.items
-        guard let index = currentIndex else { return nil }
-        if index > 0 { return items[index - 1] }
-        return repeatMode == .all ? items.last : nil
-    }
-
-    /// Whether "previous" would seek to the start of the current item instead of going back (smart navigation).
-    func previousSeeksToStart() -> Bool {
-        guard case .smart(let interval) = configuration.navigationMode, streamType != .live,
-              let time = time() else { return false }
-        return time >= interval
-    }
-
-    /// Whether going back is possible (to the previous item, or to the start with smart navigation).
-    public func canReturnToPreviousItem() -> Bool {
-        previousSeeksToStart() || previousItem() != nil
-    }
-
-    /// Goes back (fire-and-forget): with smart navigation, more than the interval into an on-demand
-    /// item seeks to its start; otherwise goes to the previous item.
-    public func returnToPreviousItem() {
-        if previousSeeksToStart() {
-            seek(to: .zero)
-        } else if let previous = previousItem() {
-            currentItem = previous
-        }
-    }
-
-    /// Goes back and waits.
-    public func returnToPreviousItem() async throws(CastError) {
-        if previousSeeksToStart() {
-            try await seek(to: .zero)
-        } else if let previous = previousItem() {
-            try await setCurrentItem(previous)
-        } else {
-            throw CastError(code: .invalidArgument, message: "There is no previous item")
-        }
     }
 }

@@ -48,14 +48,14 @@ extension CastPlayer {
         return .off
     }
 
-    /// Selects an option (fire-and-forget): replaces the active track of that characteristic.
-    public func select(mediaOption option: CastMediaSelectionOption, for characteristic: CastMediaCharacteristic) {
-        activeTracksProperty.write(trackIds(selecting: option, for: characteristic))
-    }
-
-    /// Selects an option and waits for the receiver.
+    /// Selects an option and waits for the receiver: replaces the active track of that characteristic.
     public func select(mediaOption option: CastMediaSelectionOption, for characteristic: CastMediaCharacteristic) async throws(CastError) {
         try await activeTracksProperty.update(to: trackIds(selecting: option, for: characteristic))
+    }
+
+    /// Selects an option without waiting (the selection shows at once).
+    public func requestSelect(mediaOption option: CastMediaSelectionOption, for characteristic: CastMediaCharacteristic) {
+        activeTracksProperty.write(trackIds(selecting: option, for: characteristic))
     }
 
     private func trackIds(selecting option: CastMediaSelectionOption, for characteristic: CastMediaCharacteristic) -> [Int] {

@@ -57,27 +57,29 @@ extension CastPlayer {
         try await shouldPlayProperty.update(to: shouldPlay)
     }
 
-    /// Plays (fire-and-forget).
-    public func play() { shouldPlay = true }
     /// Plays and waits for the receiver.
     public func play() async throws(CastError) { try await setShouldPlay(true) }
-    /// Pauses (fire-and-forget).
-    public func pause() { shouldPlay = false }
     /// Pauses and waits for the receiver.
     public func pause() async throws(CastError) { try await setShouldPlay(false) }
-    /// Toggles between play and pause (fire-and-forget).
-    public func togglePlayPause() { shouldPlay.toggle() }
     /// Toggles between play and pause and waits for the receiver.
     public func togglePlayPause() async throws(CastError) { try await setShouldPlay(!shouldPlay) }
 
-    /// Stops playback: the receiver ends its media session (fire-and-forget).
-    public func stop() {
-        Task { try? await self.stop() }
-    }
+    /// Plays without waiting (same as setting ``shouldPlay`` to `true`).
+    public func requestPlay() { shouldPlay = true }
+    /// Pauses without waiting (same as setting ``shouldPlay`` to `false`).
+    public func requestPause() { shouldPlay = false }
+    /// Toggles between play and pause without waiting.
+    public func requestTogglePlayPause() { shouldPlay.toggle() }
 
-    /// Stops playback and waits for the receiver.
+    /// Stops playback and waits: the receiver ends its media session.
     public func stop() async throws(CastError) {
         do { _ = try await media.stop() } catch { throw CastError(error) }
+        applyLatestStatus()
+    }
+
+    /// Stops playback without waiting; a failure is dropped.
+    public func requestStop() {
+        Task { try? await self.stop() }
     }
 
     /// The repeat mode (optimistic).

@@ -27,15 +27,17 @@ extension CastPlayer {
         return range.contains(time)
     }
 
-    /// Seeks (fire-and-forget); the target shows at once in ``time()``. Clamped to the seekable range.
-    public func seek(to time: Duration) {
-        seekProperty.write(clampedSeek(time))
-    }
-
-    /// Seeks and waits for the receiver.
+    /// Seeks and waits for the receiver; the target shows at once in ``time()``. Clamped to the
+    /// seekable range.
+    /// - Throws: ``CastError`` `.noSession` without media.
     public func seek(to time: Duration) async throws(CastError) {
         guard mediaStatus != nil else { throw CastError(code: .noSession, message: "There is no media to seek in") }
         try await seekProperty.update(to: clampedSeek(time))
+    }
+
+    /// Seeks without waiting; the target shows at once in ``time()``. Clamped to the seekable range.
+    public func requestSeek(to time: Duration) {
+        seekProperty.write(clampedSeek(time))
     }
 
     private func clampedSeek(_ time: Duration) -> Double {
@@ -61,33 +63,50 @@ extension CastPlayer {
         return direction == .forward ? time + interval : time - interval
     }
 
-    /// Skips in `direction` by the configured interval (fire-and-forget).
-    public func skip(_ direction: CastSkip) {
-        guard canSkip(direction), let target = skipTarget(direction) else { return }
-        seek(to: target)
-    }
-
-    /// Skips and waits for the receiver.
+    /// Skips in `direction` by the configured interval and waits.
+    /// - Throws: ``CastError`` `.noSession` without media.
     public func skip(_ direction: CastSkip) async throws(CastError) {
         guard let target = skipTarget(direction) else { throw CastError(code: .noSession, message: "There is no media to skip in") }
         try await seek(to: target)
+    }
+
+    /// Skips in `direction` without waiting; does nothing when ``canSkip(_:)`` is false.
+    public func requestSkip(_ direction: CastSkip) {
+        guard canSkip(direction), let target = skipTarget(direction) else { return }
+        requestSeek(to: target)
     }
 
     /// Whether a backward skip is possible.
     public func canSkipBackward() -> Bool { canSkip(.backward) }
     /// Whether a forward skip is possible.
     public func canSkipForward() -> Bool { canSkip(.forward) }
-    /// Skips backward (fire-and-forget).
-    public func skipBackward() { skip(.backward) }
-    /// Skips forward (fire-and-forget).
-    public func skipForward() { skip(.forward) }
+    /// Skips backward by ``CastConfiguration/backwardSkipInterval`` and waits.
+    public func skipBackward() async throws(CastError) { try await skip(.backward) }
+    /// Skips forward by ``CastConfiguration/forwardSkipInterval`` and waits.
+    public func skipForward() async throws(CastError) { try await skip(.forward) }
+    /// Skips backward without waiting.
+    public func requestSkipBackward() { requestSkip(.backward) }
+    /// Skips forward without waiting.
+    public func requestSkipForward() { requestSkip(.forward) }
 
     /// Whether the player can go to its default position (live edge, or start).
     public func canSkipToDefault() -> Bool { seekableTimeRange() != nil }
 
-    /// Goes to the live edge of a live stream, or the start of an on-demand one (fire-and-forget).
-    public func skipToDefault() {
-        guard let range = seekableTimeRange() else { return }
-        seek(to: streamType == .live ? range.upperBound : range.lowerBound)
+    /// Goes to the live edge of a live stream, or the start of an on-demand one, and waits.
+    /// - Throws: ``CastError`` `.noSession` without media.
+    public func skipToDefault() async throws(CastError) {
+        guard let target = defaultPosition() else { throw CastError(code: .noSession, message: "There is no media to seek in") }
+        try await seek(to: target)
+    }
+
+    /// Goes to the live edge or the start without waiting.
+    public func requestSkipToDefault() {
+        guard let target = defaultPosition() else { return }
+        requestSeek(to: target)
+    }
+
+    private func defaultPosition() -> Duration? {
+        guard let range = seekableTimeRange() else { return nil }
+        return streamType == .live ? range.upperBound : range.lowerBound
     }
 }

@@ -9,8 +9,19 @@ import Synchronization
 /// A player exists only while there is a session; apps never create one. Its properties are
 /// observable (`Observation`); writes are optimistic like Castor's: the new value shows at once,
 /// one request is in flight, the latest further value is kept and sent next, and a failure rolls
-/// back to the receiver's value. Each write also has an `async throws` form for headless code.
-/// Time is pulled (``time()``), not published; use ``CastProgressTracker`` for a throttled view.
+/// back to the receiver's value. Time is pulled (``time()``), not published; use
+/// ``CastProgressTracker`` for a throttled view.
+///
+/// Every command comes in two forms with different names, so the compiler never picks one for you:
+///
+/// - the plain name is awaited: `try await player.play()`, `seek(to:)`, `loadItems(from:with:)`,
+///   `advanceToNext()`… It returns once the receiver answered, with every property of the player
+///   (``playerState``, ``shouldPlay``, ``currentItem``, ``items``, ``time()``…) showing that answer,
+///   and throws a ``CastError`` when the receiver refused;
+/// - `request…` sends without waiting (`requestPlay()`, `requestSeek(to:)`, `requestLoadItems(from:with:)`…),
+///   as does setting a property (``shouldPlay``, ``playbackSpeed``, ``repeatMode``, ``currentItem``,
+///   ``items``): the value shows at once and rolls back if the receiver refuses it. This is the form
+///   for a button's action.
 public final class CastPlayer: Observable, Sendable {
     struct State {
         var status: MediaStatus?
@@ -49,7 +60,7 @@ public final class CastPlayer: Observable, Sendable {
         activeTracksProperty = OptimisticProperty([]) { box.value?.changed(\.activeTrackIds) }
         seekProperty = OptimisticProperty(nil) { box.value?.changed(\.statusRevision) }
         box.value = self
-        installSenders()
+        installSenders(box)
         apply(media.status)
         rebuildItems()
         let statuses = media.statuses
@@ -103,6 +114,12 @@ public final class CastPlayer: Observable, Sendable {
 
     // MARK: Receiver updates
 
+    /// Shows the channel's latest status (which records every reply) in every property now, so an
+    /// awaited command returns with the player already showing the receiver's answer.
+    func applyLatestStatus() {
+        apply(media.status)
+    }
+
     func apply(_ status: MediaStatus?) {
         state.withLock { state in
             state.status = status
@@ -133,7 +150,7 @@ public final class CastPlayer: Observable, Sendable {
                     item.update(queue.item(withId: item.id))
                 } else if item.isFetched {
                     item.update(nil)
-                    item.fetch()
+                    item.requestFetch()
                 }
             }
         case .currentItemChanged:
@@ -169,23 +186,33 @@ public final class CastPlayer: Observable, Sendable {
 
     // MARK: Senders
 
-    private func installSenders() {
+    /// How each optimistic property is sent. Every sender shows the reply in the whole player before
+    /// it returns, so an awaited write returns with all properties agreeing with the receiver.
+    private func installSenders(_ box: WeakBox<CastPlayer>) {
         let media = self.media
         shouldPlayProperty.setSender { play throws(CastError) in
             do throws(CastMediaError) {
                 let status = play ? try await media.play() : try await media.pause()
+                box.value?.apply(status)
                 return Self.isPlaying(status.playerState)
             } catch {
                 throw CastError(error)
             }
         }
         speedProperty.setSender { speed throws(CastError) in
-            do throws(CastMediaError) { return try await media.setPlaybackRate(speed).playbackRate } catch { throw CastError(error) }
+            do throws(CastMediaError) {
+                let status = try await media.setPlaybackRate(speed)
+                box.value?.apply(status)
+                return status.playbackRate
+            } catch {
+                throw CastError(error)
+            }
         }
         repeatModeProperty.setSender { mode throws(CastError) in
             do throws(CastMediaError) {
                 let status = try await media.queueSetRepeatMode(mode.repeatMode)
-                return status.repeatMode.map(CastRepeatMode.init)
+                box.value?.apply(status)
+                return (status.repeatMode ?? status.queueData?.repeatMode).map(CastRepeatMode.init)
             } catch {
                 throw CastError(error)
             }
@@ -194,6 +221,7 @@ public final class CastPlayer: Observable, Sendable {
             guard let itemId else { return nil }
             do throws(CastMediaError) {
                 let status = try await media.queueJump(to: itemId)
+                box.value?.apply(status)
                 let reported: Int? = status.loadingItemId ?? status.currentItemId
                 return .some(reported)
             } catch {
@@ -201,11 +229,22 @@ public final class CastPlayer: Observable, Sendable {
             }
         }
         activeTracksProperty.setSender { ids throws(CastError) in
-            do throws(CastMediaError) { return try await media.setActiveTracks(ids).activeTrackIds ?? [] } catch { throw CastError(error) }
+            do throws(CastMediaError) {
+                let status = try await media.setActiveTracks(ids)
+                box.value?.apply(status)
+                return status.activeTrackIds ?? []
+            } catch {
+                throw CastError(error)
+            }
         }
         seekProperty.setSender { target throws(CastError) in
             guard let target else { return nil }
-            do throws(CastMediaError) { _ = try await media.seek(to: target) } catch { throw CastError(error) }
+            do throws(CastMediaError) {
+                let status = try await media.seek(to: target)
+                box.value?.apply(status)
+            } catch {
+                throw CastError(error)
+            }
             return nil
         }
     }

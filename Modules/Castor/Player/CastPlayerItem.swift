@@ -5,8 +5,9 @@ import Synchronization
 
 /// One entry of the receiver's queue. Its id is known at once; its asset is fetched on demand.
 ///
-/// Call ``fetch()`` for the rows you show (the receiver is the source of truth and the sender
-/// fetches only what it displays); ``asset`` changes, observably, when the item arrives.
+/// Call ``requestFetch()`` for the rows you show (the receiver is the source of truth and the sender
+/// fetches only what it displays); ``asset`` changes, observably, when the item arrives. Headless
+/// code awaits ``fetch()`` instead.
 public final class CastPlayerItem: Observable, Sendable, Identifiable, Hashable, CustomStringConvertible {
     /// The receiver's item id.
     public let id: Int
@@ -37,13 +38,7 @@ public final class CastPlayerItem: Observable, Sendable, Identifiable, Hashable,
         return item.withLock { $0 }
     }
 
-    /// Fetches the item unless it is already fetched; ``asset`` updates when it arrives.
-    public func fetch() {
-        guard !isFetched else { return }
-        if let fetched = queue.item(withId: id) { update(fetched) }
-    }
-
-    /// Fetches the item now and returns its asset.
+    /// Fetches the item now (unless it is already fetched) and returns its asset.
     /// - Throws: ``CastError`` when the receiver does not answer or no longer has the item.
     @discardableResult
     public func fetch() async throws(CastError) -> CastAsset? {
@@ -59,6 +54,13 @@ public final class CastPlayerItem: Observable, Sendable, Identifiable, Hashable,
         }
         update(fetched)
         return fetched.media.map(CastAsset.init(media:))
+    }
+
+    /// Asks for the item without waiting, unless it is already fetched; ``asset`` changes, observably,
+    /// when it arrives. Requests of many rows are batched (call it for the rows you show).
+    public func requestFetch() {
+        guard !isFetched else { return }
+        if let fetched = queue.item(withId: id) { update(fetched) }
     }
 
     func update(_ newItem: QueueItem?) {

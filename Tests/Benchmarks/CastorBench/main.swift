@@ -1,6 +1,6 @@
 import Foundation
 
-// castor-bench: the Swift side of `make bench` (see scripts/bench.sh and Docs/Performance.md).
+// castor-bench: the Swift side of `make bench` (see scripts/bench.sh and Modules/Castor/Castor.docc/Performance.md).
 let usage = """
     usage: castor-bench serve --count N [--latency-ms L]
            castor-bench connect --port P --runs N [--auth off|report] [--kind floor --request-bytes a --reply-bytes b]
