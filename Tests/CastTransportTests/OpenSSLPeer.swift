@@ -1,0 +1,306 @@
+import CastTestSupport
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+@testable import CastTransport
+
+/// OpenSSL (Python's `ssl` over memory BIOs) as a scripted TLS peer: `Tests/Peers/openssl_peer.py`
+/// in script mode, one command per line, each answered by one numbered line.
+final class OpenSSLPeer: Sendable {
+    enum Role: String, Sendable { case server, client }
+
+    /// The Python to run: `$CASTOR_PYTHON` (the Makefile's venv), else the system's python3.
+    static let python: String? = {
+        let candidates = [ProcessInfo.processInfo.environment["CASTOR_PYTHON"], "/usr/bin/python3", "/usr/local/bin/python3"]
+        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// The peer script, found from this file's place in the repository.
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Peers/openssl_peer.py").path
+
+    /// Whether the conformance tests can run: a Python 3 and the peer script.
+    static let available = python != nil && FileManager.default.fileExists(atPath: script)
+    /// Why they are skipped otherwise.
+    static let skipReason: Comment = "needs python3 with the ssl module (set CASTOR_PYTHON or install python3)"
+
+    let process: ChildProcess
+    /// The port a server-role peer listens on.
+    let port: Int
+    private let sequence = Mutex(0)
+    private let directory: URL?
+
+    private init(process: ChildProcess, port: Int, directory: URL?) {
+        self.process = process
+        self.port = port
+        self.directory = directory
+    }
+
+    deinit {
+        process.closeInput()
+        kill(process.pid, SIGKILL)
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Starts a peer. A server listens on a free loopback port (``port``) presenting the shared test
+    /// certificate; a client connects to `port` on its `connect` command.
+    static func start(
+        _ role: Role, version: String, tickets: Int = 2, connectTo port: Int = 0
+    ) async throws -> OpenSSLPeer {
+        guard let python else { throw OpenSSLPeerError(message: "no python3") }
+        var arguments = [script, "script", "--role", role.rawValue, "--max-version", version, "--tickets", String(tickets),
+                         "--timeout", "60"]
+        var directory: URL?
+        if role == .server {
+            let credentials = try TLSTestFixtures.credentials.get()
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("castor-openssl-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try credentials.certificatePEM.write(to: folder.appendingPathComponent("cert.pem"), atomically: true, encoding: .utf8)
+            try credentials.privateKeyPEM.write(to: folder.appendingPathComponent("key.pem"), atomically: true, encoding: .utf8)
+            arguments += ["--cert", folder.appendingPathComponent("cert.pem").path, "--key", folder.appendingPathComponent("key.pem").path]
+            directory = folder
+        } else {
+            arguments += ["--port", String(port)]
+        }
+        let process = try ChildProcess(python, arguments, standardInput: true)
+        guard let first = await process.waitForLine(where: { $0.hasPrefix("0 ") }) else {
+            throw OpenSSLPeerError(message: "the OpenSSL peer did not start: \(process.errorOutput)")
+        }
+        let words = first.split(separator: " ")
+        let listening = words.count == 3 && words[1] == "PORT" ? Int(words[2]) ?? 0 : 0
+        return OpenSSLPeer(process: process, port: listening, directory: directory)
+    }
+
+    /// Runs one command and returns the words of its answer (without the number).
+    /// - Throws: ``OpenSSLPeerError`` when the peer answered `ERROR` or exited.
+    @discardableResult
+    func run(_ command: String) async throws -> [String] {
+        let number = sequence.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        guard process.writeLine(command) else { throw OpenSSLPeerError(message: "the OpenSSL peer's input is closed") }
+        guard let line = await process.waitForLine(where: { $0.hasPrefix("\(number) ") }) else {
+            throw OpenSSLPeerError(message: "the OpenSSL peer exited during '\(command)': \(process.errorOutput)")
+        }
+        let words = line.split(separator: " ").dropFirst().map(String.init)
+        if words.first == "ERROR" { throw OpenSSLPeerError(message: "'\(command)': \(words.joined(separator: " "))") }
+        return words
+    }
+
+    /// Sends everything queued in one write (or `chunk`-byte writes); returns the bytes sent so far in total.
+    func flush(chunk: Int = 0) async throws -> Int {
+        let answer = try await run(chunk > 0 ? "flushsplit \(chunk) 1" : "flush")
+        guard answer.first == "SENT", answer.count == 2, let total = Int(answer[1]) else {
+            throw OpenSSLPeerError(message: "unexpected answer to flush: \(answer)")
+        }
+        return total
+    }
+
+    /// Reads `count` bytes of plaintext from our side.
+    func read(_ count: Int) async throws -> [UInt8] {
+        let answer = try await run("read \(count)")
+        return answer.count == 2 ? OpenSSLPeer.bytes(hex: answer[1]) : []
+    }
+
+    /// The bytes the script's `writepattern` command produces at `offset`.
+    static func pattern(offset: Int, count: Int) -> [UInt8] {
+        (offset..<(offset + count)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ ($0 >> 8)) }
+    }
+
+    static func bytes(hex: String) -> [UInt8] {
+        guard hex != "-" else { return [] }
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) {
+            bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return bytes
+    }
+}
+
+struct OpenSSLPeerError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+// MARK: - Our side
+
+/// What our side of a conformance connection has seen, observable at exact points of the
+/// ciphertext stream: every change is published after the TLS handler has processed a read.
+final class TLSProbe: Sendable {
+    struct Snapshot: Sendable {
+        /// Ciphertext bytes read from the socket and already processed by the TLS handler.
+        var rawBytes = 0
+        /// How many socket reads delivered them.
+        var reads = 0
+        var plaintext: [UInt8] = []
+        var handshake: GnuTLSHandshakeCompleted?
+        var closeNotify = false
+        var errors: [TLSError] = []
+        var otherErrors: [String] = []
+        var inactive = false
+    }
+
+    private struct State {
+        var snapshot = Snapshot()
+        var waiters: [(predicate: @Sendable (Snapshot) -> Bool, continuation: CheckedContinuation<Snapshot, Never>)] = []
+    }
+    private let state = Mutex(State())
+
+    var current: Snapshot { state.withLock { $0.snapshot } }
+
+    func update(_ body: (inout Snapshot) -> Void) {
+        let ready = state.withLock { state -> [(CheckedContinuation<Snapshot, Never>, Snapshot)] in
+            body(&state.snapshot)
+            let snapshot = state.snapshot
+            var ready: [(CheckedContinuation<Snapshot, Never>, Snapshot)] = []
+            state.waiters.removeAll { waiter in
+                guard waiter.predicate(snapshot) else { return false }
+                ready.append((waiter.continuation, snapshot))
+                return true
+            }
+            return ready
+        }
+        for (continuation, snapshot) in ready { continuation.resume(returning: snapshot) }
+    }
+
+    /// The first snapshot satisfying `predicate` (the current one if it already does). Ends
+    /// with the final snapshot when the connection closes first.
+    func wait(until predicate: @escaping @Sendable (Snapshot) -> Bool) async -> Snapshot {
+        await withCheckedContinuation { continuation in
+            let now: Snapshot? = state.withLock { state in
+                if predicate(state.snapshot) { return state.snapshot }
+                state.waiters.append(({ predicate($0) || $0.inactive }, continuation))
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+
+    /// The snapshot taken right after the TLS handler processed ciphertext byte number `count`.
+    func afterCiphertext(_ count: Int) async -> Snapshot {
+        await wait { $0.rawBytes >= count }
+    }
+}
+
+/// First in the pipeline: counts ciphertext, and publishes the count only after everything above
+/// (the TLS handler, the recorder) has handled the read.
+final class RawCountingHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    private let probe: TLSProbe
+    init(_ probe: TLSProbe) { self.probe = probe }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let count = unwrapInboundIn(data).readableBytes
+        context.fireChannelRead(data)
+        probe.update {
+            $0.rawBytes += count
+            $0.reads += 1
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        context.fireChannelInactive()
+        probe.update { $0.inactive = true }
+    }
+}
+
+/// Last in the pipeline: records plaintext and TLS events.
+final class ProbeRecorder: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    private let probe: TLSProbe
+    init(_ probe: TLSProbe) { self.probe = probe }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = Array(unwrapInboundIn(data).readableBytesView)
+        probe.update { $0.plaintext += bytes }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? GnuTLSHandshakeCompleted { probe.update { $0.handshake = event } }
+        if event is GnuTLSCloseNotifyReceived { probe.update { $0.closeNotify = true } }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? TLSError {
+            probe.update { $0.errors.append(error) }
+        } else {
+            probe.update { $0.otherErrors.append("\(error)") }
+        }
+    }
+}
+
+/// Our GnuTLS end of one conformance connection.
+struct OurTLSSide {
+    let channel: any Channel
+    let probe: TLSProbe
+
+    static func install(on channel: any Channel, role: GnuTLSHandler.Role, probe: TLSProbe) throws {
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(RawCountingHandler(probe))
+        try pipeline.addHandler(GnuTLSHandler(role: role))
+        try pipeline.addHandler(ProbeRecorder(probe))
+    }
+
+    /// Connects our client to a peer listening on `port`.
+    static func client(port: Int) async throws -> OurTLSSide {
+        let probe = TLSProbe()
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try install(on: channel, role: .client, probe: probe) }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        return OurTLSSide(channel: channel, probe: probe)
+    }
+
+    /// Writes and flushes plaintext.
+    func send(_ bytes: [UInt8]) async throws {
+        try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
+    }
+
+    /// Waits for the handshake (or the end of the connection).
+    func handshake() async -> TLSProbe.Snapshot {
+        await probe.wait { $0.handshake != nil || !$0.errors.isEmpty }
+    }
+}
+
+/// Our GnuTLS server, accepting one conformance connection.
+struct OurTLSServer {
+    let listener: any Channel
+    let accepted: AsyncStream<OurTLSSide>
+    var port: Int { listener.localAddress?.port ?? 0 }
+
+    static func start() async throws -> OurTLSServer {
+        let credentials = try TLSTestFixtures.credentials.get()
+        let (accepted, continuation) = AsyncStream.makeStream(of: OurTLSSide.self)
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { child in
+                child.eventLoop.makeCompletedFuture {
+                    let probe = TLSProbe()
+                    try OurTLSSide.install(on: child, role: .server(credentials), probe: probe)
+                    continuation.yield(OurTLSSide(channel: child, probe: probe))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return OurTLSServer(listener: listener, accepted: accepted)
+    }
+
+    func next() async throws -> OurTLSSide {
+        var iterator = accepted.makeAsyncIterator()
+        guard let side = await iterator.next() else { throw OpenSSLPeerError(message: "the server closed") }
+        return side
+    }
+
+    func close() async {
+        try? await listener.close()
+    }
+}
