@@ -46,6 +46,11 @@ public struct CastReceiverConfiguration: Sendable {
     /// Whether and how the device fetches the media and text tracks senders load, to prove their URLs
     /// work (see ``CastReceiverMediaFetching``); `nil`, the default, fetches nothing.
     public var mediaFetching: CastReceiverMediaFetching?
+    /// What one sender may cost the device: the deadline from accept to a finished TLS handshake
+    /// (10 s), the bytes queued for a sender that does not read its replies before reading from it
+    /// stops (1 MiB) and how long it may stay so before it is dropped (10 s), the accept back-off
+    /// when descriptors run out. Deadlines run on ``clock``.
+    public var connectionLimits: CastTransportServer.Limits
 
     /// Creates a configuration; every parameter has a realistic default.
     public init(
@@ -57,7 +62,8 @@ public struct CastReceiverConfiguration: Sendable {
         apps: [CastReceiverApp] = [], volumeLevel: Double = 0.5,
         volumeControl: CastReceiverVolumeControl = .attenuation, shuffleSeed: UInt64? = nil,
         protocolVersion: Int = 5, tlsCredentials: TLSCredentials? = nil,
-        deviceCredentials: CastDeviceCredentials? = nil, mediaFetching: CastReceiverMediaFetching? = nil
+        deviceCredentials: CastDeviceCredentials? = nil, mediaFetching: CastReceiverMediaFetching? = nil,
+        connectionLimits: CastTransportServer.Limits = CastTransportServer.Limits()
     ) {
         self.name = name
         self.model = model ?? (kind.isGroup ? "Google Cast Group" : kind.hasVideoOutput ? "Chromecast" : "Chromecast Audio")
@@ -77,6 +83,7 @@ public struct CastReceiverConfiguration: Sendable {
         self.tlsCredentials = tlsCredentials
         self.deviceCredentials = deviceCredentials
         self.mediaFetching = mediaFetching
+        self.connectionLimits = connectionLimits
     }
 }
 

@@ -10,7 +10,7 @@ import Testing
 /// manual clock that never moves: every reply must arrive on its own, not when a timer (a
 /// heartbeat PING drawing a PONG, a deadline) happens to bring more bytes.
 @Suite(
-    "CastConnection against an OpenSSL device", .enabled(if: OpenSSLDevice.python != nil, "needs python3 with the ssl module"),
+    "CastConnection against an OpenSSL device", .enabled(if: OpenSSLPeer.isAvailable, "needs python3 with the ssl module"),
     .timeLimit(.minutes(1)))
 struct OpenSSLDeviceTests {
     struct Case: Sendable, CustomTestStringConvertible {
@@ -58,32 +58,4 @@ struct OpenSSLDeviceTests {
         #expect(clock.now == ManualClock.Instant(offset: .zero), "no timer was needed")
         await connection.close()
     }
-}
-
-/// `Tests/Peers/openssl_peer.py device`: a minimal Cast device over OpenSSL, killed when released.
-final class OpenSSLDevice: Sendable {
-    static let python: String? = {
-        let candidates = [ProcessInfo.processInfo.environment["CASTOR_PYTHON"], "/usr/bin/python3", "/usr/local/bin/python3"]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Peers/openssl_peer.py").path
-
-    let process: ChildProcess
-    let port: Int
-
-    static func start(_ arguments: [String]) async throws -> OpenSSLDevice {
-        let process = try ChildProcess(python!, [script, "device"] + arguments)
-        guard let line = await process.waitForLine(where: { $0.hasPrefix("PORT ") }), let port = Int(line.dropFirst(5)) else {
-            throw CastTransportError(code: .io, message: "the OpenSSL device did not start: \(process.errorOutput)")
-        }
-        return OpenSSLDevice(process: process, port: port)
-    }
-
-    private init(process: ChildProcess, port: Int) {
-        self.process = process
-        self.port = port
-    }
-
-    deinit { kill(process.pid, SIGKILL) }
 }

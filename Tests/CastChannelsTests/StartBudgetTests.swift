@@ -21,7 +21,7 @@ struct StartBudgetTests {
     }
 
     static func waitForSleeper(at offset: Duration, on clock: ManualClock) async {
-        while !clock.sleeperDeadlines.contains(ManualClock.Instant(offset: offset)) { await Task.yield() }
+        await clock.waitForSleeper(until: ManualClock.Instant(offset: offset))
     }
 
     @Test("a silent device: the device-authentication wait is cut to the start budget and start fails with what it waited for")

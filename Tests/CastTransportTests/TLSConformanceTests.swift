@@ -1,3 +1,4 @@
+import CastTestSupport
 import NIOCore
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 /// delivered at the exact moment the last byte the peer sent was processed. Data that GnuTLS
 /// left in a buffer behind a ticket or a KeyUpdate fails the check at once, instead of arriving
 /// later with the next read (which, in a request/response protocol, never comes).
-@Suite("TLS conformance against OpenSSL", .enabled(if: OpenSSLPeer.available, OpenSSLPeer.skipReason), .timeLimit(.minutes(2)))
+@Suite("TLS conformance against OpenSSL", .enabled(if: OpenSSLPeer.isAvailable, OpenSSLPeer.skipReason), .timeLimit(.minutes(2)))
 struct TLSConformanceTests {
     static let versions = ["1.2", "1.3"]
 
@@ -22,7 +23,7 @@ struct TLSConformanceTests {
     private func clientPair(version: String, tickets: Int = 2, handshakeChunk: Int = 0) async throws
         -> (peer: OpenSSLPeer, ours: OurTLSSide, held: Int)
     {
-        let peer = try await OpenSSLPeer.start(.server, version: version, tickets: tickets)
+        let peer = try await OpenSSLPeer.withTestCertificate(.server, version: version, tickets: tickets)
         let ours = try await OurTLSSide.client(port: peer.port)
         try await peer.run("accept")
         let answer = try await peer.run(handshakeChunk > 0 ? "handshake \(handshakeChunk)" : "handshake")
@@ -38,7 +39,7 @@ struct TLSConformanceTests {
         -> (peer: OpenSSLPeer, ours: OurTLSSide, server: OurTLSServer)
     {
         let server = try await OurTLSServer.start()
-        let peer = try await OpenSSLPeer.start(.client, version: version, connectTo: server.port)
+        let peer = try await OpenSSLPeer.withTestCertificate(.client, version: version, connectTo: server.port)
         try await peer.run("connect")
         let ours = try await server.next()
         let answer = try await peer.run(handshakeChunk > 0 ? "handshake \(handshakeChunk)" : "handshake")
@@ -80,7 +81,7 @@ struct TLSConformanceTests {
     func midSessionTicket() async throws {
         let (peer, ours, _) = try await clientPair(version: "1.3", tickets: 2)
         try await peer.run("write one;")
-        _ = try await ours.probe.afterCiphertext(try await peer.flush())
+        _ = await ours.probe.afterCiphertext(try await peer.flush())
         try await peer.run("ticket")
         try await peer.run("ticket")
         try await peer.run("write two")
@@ -240,7 +241,7 @@ struct TLSConformanceTests {
         let (peer, ours, server) = try await serverPair(version: version)
         defer { Task { await server.close() } }
         try await peer.run("write partial")
-        _ = try await ours.probe.afterCiphertext(try await peer.flush())
+        _ = await ours.probe.afterCiphertext(try await peer.flush())
         try await peer.run("abort rst")
         let closed = await ours.probe.wait { $0.inactive }
         #expect(text(closed.plaintext) == "partial")

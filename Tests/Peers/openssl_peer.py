@@ -96,6 +96,9 @@ def make_context(server_side, max_version, min_version, tickets, cert, key):
     return ctx
 
 
+RCVBUF = [0]  # --rcvbuf: a small receive buffer, for a peer that stops reading
+
+
 class PeerClosed(Exception):
     pass
 
@@ -106,6 +109,8 @@ class Endpoint:
     def __init__(self, sock, ctx, server_side, timeout):
         self.sock = sock
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if RCVBUF[0]:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF[0])
         self.sock.settimeout(timeout)
         self.incoming = ssl.MemoryBIO()
         self.outgoing = ssl.MemoryBIO()
@@ -245,6 +250,8 @@ class Script:
     write TEXT             encrypt TEXT (not sent until flush)
     writepattern N         encrypt N bytes of a fixed pattern (N > 16384 gives maximum-size records)
     writecast SRC DST NS JSON   encrypt one framed CastMessage with a JSON payload
+    floodstatus N [PAD]    encrypt CONNECT and N receiver GET_STATUS requests (requestId 1...N),
+                           each padded with a PAD-character "pad" field
     readcast               read one framed CastMessage                  -> CAST ns json
     ticket                 server: queue one more NewSessionTicket (SSL_new_session_ticket)
     keyupdate 0|1          queue a KeyUpdate, 1 = update_requested (SSL_key_update)
@@ -311,6 +318,13 @@ class Script:
         elif command == "writecast":
             source, destination, namespace, payload = line.split(" ", 4)[1:]
             e.obj.write(encode_message(source, destination, namespace, payload.rstrip("\n")))
+            say("OK")
+        elif command == "floodstatus":
+            e.obj.write(encode_message("sender-0", "receiver-0", NS_CONNECTION, '{"type":"CONNECT"}'))
+            pad = "x" * (int(rest[1]) if len(rest) > 1 else 0)
+            for request_id in range(1, int(rest[0]) + 1):
+                e.obj.write(encode_message("sender-0", "receiver-0", NS_RECEIVER,
+                                           '{"type":"GET_STATUS","requestId":%d,"pad":"%s"}' % (request_id, pad)))
             say("OK")
         elif command == "readcast":
             header = e.read_plain(4)
@@ -561,7 +575,9 @@ def main():
                         help="device: a NewSessionTicket or KeyUpdate in front of every RECEIVER_STATUS but the first")
     parser.add_argument("--behaviour", choices=["answer", "silent", "no-handshake"], default="answer",
                         help="device: answer, complete TLS and never answer, or never even handshake")
+    parser.add_argument("--rcvbuf", type=int, default=0, help="the socket's receive buffer size (0: the system's)")
     args = parser.parse_args()
+    RCVBUF[0] = args.rcvbuf
     if LIBSSL is None:
         sys.exit("libssl not found")
     if args.mode == "device" or args.role == "server":

@@ -71,7 +71,8 @@ public final class TLSCastTransport: CastQueueingTransport, CastInboundObserving
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let (_, handshake) = try channel.addCastHandlers(role: .client, core: core)
+                    let (_, handshake) = try channel.addCastHandlers(
+                        role: .client, core: core, gate: ReadGateHandler(core: core, unsentLimit: nil))
                     handshakeBox.future.withLock { $0 = handshake }
                     // The handshake's deadline is decided on the event loop, where the handshake
                     // completes: whichever of the two comes first wins, however late this task

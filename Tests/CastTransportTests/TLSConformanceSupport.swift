@@ -7,125 +7,16 @@ import Testing
 
 @testable import CastTransport
 
-/// OpenSSL (Python's `ssl` over memory BIOs) as a scripted TLS peer: `Tests/Peers/openssl_peer.py`
-/// in script mode, one command per line, each answered by one numbered line.
-final class OpenSSLPeer: Sendable {
-    enum Role: String, Sendable { case server, client }
-
-    /// The Python to run: `$CASTOR_PYTHON` (the Makefile's venv), else the system's python3.
-    static let python: String? = {
-        let candidates = [ProcessInfo.processInfo.environment["CASTOR_PYTHON"], "/usr/bin/python3", "/usr/local/bin/python3"]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
-    /// The peer script, found from this file's place in the repository.
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Peers/openssl_peer.py").path
-
-    /// Whether the conformance tests can run: a Python 3 and the peer script.
-    static let available = python != nil && FileManager.default.fileExists(atPath: script)
-    /// Why they are skipped otherwise.
+extension OpenSSLPeer {
+    /// Why the conformance tests are skipped when no Python is found.
     static let skipReason: Comment = "needs python3 with the ssl module (set CASTOR_PYTHON or install python3)"
 
-    let process: ChildProcess
-    /// The port a server-role peer listens on.
-    let port: Int
-    private let sequence = Mutex(0)
-    private let directory: URL?
-
-    private init(process: ChildProcess, port: Int, directory: URL?) {
-        self.process = process
-        self.port = port
-        self.directory = directory
+    /// A peer presenting the shared test certificate when it is a server.
+    static func withTestCertificate(_ role: Role, version: String, tickets: Int = 2, connectTo port: Int = 0) async throws -> OpenSSLPeer {
+        let credentials = try TLSTestFixtures.credentials.get()
+        return try await start(role, version: version, tickets: tickets, connectTo: port,
+                               certificatePEM: credentials.certificatePEM, privateKeyPEM: credentials.privateKeyPEM)
     }
-
-    deinit {
-        process.closeInput()
-        kill(process.pid, SIGKILL)
-        if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
-
-    /// Starts a peer. A server listens on a free loopback port (``port``) presenting the shared test
-    /// certificate; a client connects to `port` on its `connect` command.
-    static func start(
-        _ role: Role, version: String, tickets: Int = 2, connectTo port: Int = 0
-    ) async throws -> OpenSSLPeer {
-        guard let python else { throw OpenSSLPeerError(message: "no python3") }
-        var arguments = [script, "script", "--role", role.rawValue, "--max-version", version, "--tickets", String(tickets),
-                         "--timeout", "60"]
-        var directory: URL?
-        if role == .server {
-            let credentials = try TLSTestFixtures.credentials.get()
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("castor-openssl-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try credentials.certificatePEM.write(to: folder.appendingPathComponent("cert.pem"), atomically: true, encoding: .utf8)
-            try credentials.privateKeyPEM.write(to: folder.appendingPathComponent("key.pem"), atomically: true, encoding: .utf8)
-            arguments += ["--cert", folder.appendingPathComponent("cert.pem").path, "--key", folder.appendingPathComponent("key.pem").path]
-            directory = folder
-        } else {
-            arguments += ["--port", String(port)]
-        }
-        let process = try ChildProcess(python, arguments, standardInput: true)
-        guard let first = await process.waitForLine(where: { $0.hasPrefix("0 ") }) else {
-            throw OpenSSLPeerError(message: "the OpenSSL peer did not start: \(process.errorOutput)")
-        }
-        let words = first.split(separator: " ")
-        let listening = words.count == 3 && words[1] == "PORT" ? Int(words[2]) ?? 0 : 0
-        return OpenSSLPeer(process: process, port: listening, directory: directory)
-    }
-
-    /// Runs one command and returns the words of its answer (without the number).
-    /// - Throws: ``OpenSSLPeerError`` when the peer answered `ERROR` or exited.
-    @discardableResult
-    func run(_ command: String) async throws -> [String] {
-        let number = sequence.withLock { value -> Int in
-            value += 1
-            return value
-        }
-        guard process.writeLine(command) else { throw OpenSSLPeerError(message: "the OpenSSL peer's input is closed") }
-        guard let line = await process.waitForLine(where: { $0.hasPrefix("\(number) ") }) else {
-            throw OpenSSLPeerError(message: "the OpenSSL peer exited during '\(command)': \(process.errorOutput)")
-        }
-        let words = line.split(separator: " ").dropFirst().map(String.init)
-        if words.first == "ERROR" { throw OpenSSLPeerError(message: "'\(command)': \(words.joined(separator: " "))") }
-        return words
-    }
-
-    /// Sends everything queued in one write (or `chunk`-byte writes); returns the bytes sent so far in total.
-    func flush(chunk: Int = 0) async throws -> Int {
-        let answer = try await run(chunk > 0 ? "flushsplit \(chunk) 1" : "flush")
-        guard answer.first == "SENT", answer.count == 2, let total = Int(answer[1]) else {
-            throw OpenSSLPeerError(message: "unexpected answer to flush: \(answer)")
-        }
-        return total
-    }
-
-    /// Reads `count` bytes of plaintext from our side.
-    func read(_ count: Int) async throws -> [UInt8] {
-        let answer = try await run("read \(count)")
-        return answer.count == 2 ? OpenSSLPeer.bytes(hex: answer[1]) : []
-    }
-
-    /// The bytes the script's `writepattern` command produces at `offset`.
-    static func pattern(offset: Int, count: Int) -> [UInt8] {
-        (offset..<(offset + count)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ ($0 >> 8)) }
-    }
-
-    static func bytes(hex: String) -> [UInt8] {
-        guard hex != "-" else { return [] }
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) {
-            bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
-            index = next
-        }
-        return bytes
-    }
-}
-
-struct OpenSSLPeerError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
 }
 
 // MARK: - Our side
