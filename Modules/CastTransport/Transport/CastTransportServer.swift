@@ -124,14 +124,10 @@ public final class CastTransportServer: Sendable {
             .serverChannelOption(.backlog, value: backlog)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelInitializer { server in
-                // NIO's accept back-off: after a failed accept (EMFILE, ENFILE, ENOBUFS...) the next
-                // accept waits, instead of the listening socket waking the loop again at once.
                 server.eventLoop.makeCompletedFuture {
-                    try server.pipeline.syncOperations.addHandler(AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { error in
+                    try server.pipeline.syncOperations.addHandler(AcceptPauseHandler(backoff: backoff) { error in
                         events.continuation.yield(.acceptFailed(
                             error: CastTransportError(code: .io, message: "\(error)", cause: error), backoff: backoff))
-                        return TimeAmount.nanoseconds(Int64(backoff.components.seconds) * 1_000_000_000
-                            + backoff.components.attoseconds / 1_000_000_000)
                     })
                 }
             }
@@ -224,3 +220,47 @@ private final class HandshakeOutcome: Sendable {
         }
     }
 }
+
+/// Pauses accepting after accept failed for lack of resources (EMFILE, ENFILE, ENOBUFS, ENOMEM).
+///
+/// The connection stays in the kernel's backlog, so the listening socket stays readable and a
+/// plain retry spins the event loop at 100 % CPU while nothing can be accepted. NIO's
+/// `AcceptBackoffHandler` only delays the next `read()`, which NIO never asks for when the failed
+/// accept was the first of its read cycle; this handler turns `autoRead` off instead (NIO then
+/// stops watching the socket) and back on after `backoff`.
+private final class AcceptPauseHandler: ChannelInboundHandler {
+    typealias InboundIn = any Channel
+    typealias InboundOut = any Channel
+
+    private let backoff: Duration
+    private let report: @Sendable (IOError) -> Void
+    private var paused = false
+
+    init(backoff: Duration, report: @escaping @Sendable (IOError) -> Void) {
+        self.backoff = backoff
+        self.report = report
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let error = error as? IOError, [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode) else {
+            context.fireErrorCaught(error)
+            return
+        }
+        guard !paused else { return }
+        paused = true
+        report(error)
+        let options = context.channel.syncOptions
+        try? options?.setOption(.autoRead, value: false)
+        let delay = TimeAmount.nanoseconds(
+            Int64(backoff.components.seconds) * 1_000_000_000 + backoff.components.attoseconds / 1_000_000_000)
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: delay) {
+            let (handler, context) = bound.value
+            handler.paused = false
+            try? context.channel.syncOptions?.setOption(.autoRead, value: true)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension AcceptPauseHandler: Sendable {}
