@@ -75,6 +75,7 @@ struct DeviceOptions: ParsableArguments {
         let expired = Mutex<[String]?>(nil)
         let watchdog = Task {
             do { try await ContinuousClock().sleep(until: budget.deadline) } catch { return }
+            guard !budget.isSettled else { return }
             expired.withLock { $0 = connection.requestLabelsInFlight }
             await connection.close()
         }
@@ -99,8 +100,10 @@ struct DeviceOptions: ParsableArguments {
     }
 }
 
-/// The one time budget of a castctl command, shared by everything the command waits for.
-struct CommandBudget: Sendable {
+/// The one time budget of a castctl command, shared by everything the command waits for until
+/// it has its answer. A command that then stays on (`cast` follows playback until Ctrl-C) settles
+/// the budget: from then on each request gets the whole `--timeout` again.
+final class CommandBudget: Sendable {
     /// The budget of the command running in this task, if it has one.
     @TaskLocal static var current: CommandBudget?
 
@@ -108,14 +111,22 @@ struct CommandBudget: Sendable {
     let total: Duration
     /// When it runs out.
     let deadline: ContinuousClock.Instant
+    private let settledFlag = Mutex(false)
 
     init(total: Duration) {
         self.total = total
         deadline = ContinuousClock.now.advanced(by: total)
     }
 
-    /// What is left (never negative).
-    var remaining: Duration { max(.zero, ContinuousClock.now.duration(to: deadline)) }
+    /// What is left (never negative); the whole budget once settled.
+    var remaining: Duration {
+        isSettled ? total : max(.zero, ContinuousClock.now.duration(to: deadline))
+    }
+
+    /// The command has its answer; what follows is not bounded by this budget.
+    func settle() { settledFlag.withLock { $0 = true } }
+
+    var isSettled: Bool { settledFlag.withLock { $0 } }
 }
 
 /// Prints results as text or JSON and turns errors into one line on standard error.

@@ -148,9 +148,12 @@ public final class OpenSSLDevice: Sendable {
     public let port: Int
 
     /// Starts a device with the script's device options, for example
-    /// `["--max-version", "1.3", "--tickets", "3", "--coalesce"]`.
-    public static func start(_ arguments: [String]) async throws -> OpenSSLDevice {
+    /// `["--max-version", "1.3", "--tickets", "3", "--coalesce"]`, presenting the given certificate
+    /// and key (PEM files), or one the script makes with the `openssl` command when none is given.
+    public static func start(_ arguments: [String], certificateFile: String? = nil, keyFile: String? = nil) async throws -> OpenSSLDevice {
         guard let python = OpenSSLPeer.python else { throw OpenSSLPeerError(message: "no python3") }
+        var arguments = arguments
+        if let certificateFile, let keyFile { arguments += ["--cert", certificateFile, "--key", keyFile] }
         let process = try ChildProcess(python, [OpenSSLPeer.script, "device"] + arguments)
         guard let line = await process.waitForLine(where: { $0.hasPrefix("PORT ") }), let port = Int(line.dropFirst(5)) else {
             throw OpenSSLPeerError(message: "the OpenSSL device did not start: \(process.errorOutput)")

@@ -11,8 +11,20 @@ import Testing
 /// heartbeat PING drawing a PONG, a deadline) happens to bring more bytes.
 @Suite(
     "CastConnection against an OpenSSL device", .enabled(if: OpenSSLPeer.isAvailable, "needs python3 with the ssl module"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(1)), .serialized)
 struct OpenSSLDeviceTests {
+    /// One certificate for every device (PEM files written once), instead of a key generated per device.
+    static let certificateFiles: Result<(certificate: String, key: String), any Error> = Result {
+        let credentials = try TLSCredentials.selfSigned()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("castor-openssl-device-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let certificate = folder.appendingPathComponent("cert.pem").path
+        let key = folder.appendingPathComponent("key.pem").path
+        try credentials.certificatePEM.write(toFile: certificate, atomically: true, encoding: .utf8)
+        try credentials.privateKeyPEM.write(toFile: key, atomically: true, encoding: .utf8)
+        return (certificate, key)
+    }
+
     struct Case: Sendable, CustomTestStringConvertible {
         var version: String
         var tickets: Int
@@ -35,9 +47,10 @@ struct OpenSSLDeviceTests {
 
     @Test("start and a later request complete without the clock advancing", arguments: cases)
     func repliesArriveOnTheirOwn(_ test: Case) async throws {
+        let files = try Self.certificateFiles.get()
         let device = try await OpenSSLDevice.start([
             "--max-version", test.version, "--tickets", String(test.tickets), "--mid-session", test.midSession,
-        ] + (test.coalesce ? ["--coalesce"] : []))
+        ] + (test.coalesce ? ["--coalesce"] : []), certificateFile: files.certificate, keyFile: files.key)
         let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: device.port)
         #expect(transport.tlsVersion == "TLS\(test.version)")
         let clock = ManualClock()

@@ -13,7 +13,9 @@ import Testing
 /// delivered at the exact moment the last byte the peer sent was processed. Data that GnuTLS
 /// left in a buffer behind a ticket or a KeyUpdate fails the check at once, instead of arriving
 /// later with the next read (which, in a request/response protocol, never comes).
-@Suite("TLS conformance against OpenSSL", .enabled(if: OpenSSLPeer.isAvailable, OpenSSLPeer.skipReason), .timeLimit(.minutes(2)))
+@Suite(
+    "TLS conformance against OpenSSL", .enabled(if: OpenSSLPeer.isAvailable, OpenSSLPeer.skipReason), .timeLimit(.minutes(2)),
+    .serialized)  // one OpenSSL process at a time: the suite checks bytes, not speed, and shares two cores
 struct TLSConformanceTests {
     static let versions = ["1.2", "1.3"]
 

@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
-/// The `cast-receiver` program at its file-descriptor limit (run under `prlimit`): accept pauses
+/// The `cast-receiver` program at its file-descriptor limit (set with `prlimit`): accept pauses
 /// with a typed log line instead of spinning, and senders are served again once descriptors free up.
 @Suite(
     "cast-receiver at its descriptor limit", .timeLimit(.minutes(2)),
@@ -15,14 +15,19 @@ struct ReceiverDescriptorLimitTests {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("cast-receiver-emfile-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
         let receiver = try ChildProcess(
-            "/usr/bin/prlimit", ["--nofile=64:64", TestPaths.program("cast-receiver"), "--port", "0", "--latency-ms", "0",
-                                 "--log", log.path])
+            TestPaths.program("cast-receiver"), ["--port", "0", "--latency-ms", "0", "--log", log.path])
+        defer { kill(receiver.pid, SIGKILL) }
         guard let ready = await receiver.waitForLine(where: { $0.contains("listening on") }),
             let port = ready.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
         else {
             _ = await receiver.terminate()
             throw HarnessError(message: "cast-receiver did not start: \(receiver.errorOutput)")
         }
+        // The limit is set once it runs: 40 descriptors more than it has open (what it inherited
+        // from this test process varies), so 100 connections exhaust them.
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(receiver.pid)/fd").count
+        let limit = try await runProgram("/usr/bin/prlimit", ["--pid", String(receiver.pid), "--nofile=\(open + 40):\(open + 40)"])
+        #expect(limit.status == 0, "prlimit: \(limit.stderr)")
         let started = ContinuousClock.now
         // More raw TCP connections than descriptors: they never speak TLS.
         var raw: [any Channel] = []
@@ -31,10 +36,12 @@ struct ReceiverDescriptorLimitTests {
                 .connect(host: "127.0.0.1", port: port).get())
         }
         var text = ""
-        while !text.contains("accept failed") {
+        for _ in 0..<600 where !text.contains("accept failed") {
             try await Task.sleep(for: .milliseconds(50))  // the log is a file: read it again
             text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         }
+        let openNow = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(receiver.pid)/fd").count) ?? -1
+        try #require(text.contains("accept failed"), "no accept failure logged; \(openNow) descriptors open (limit \(open + 40)); log: \(text.suffix(2000))")
         #expect(text.contains("reason=acceptFailed"))
         #expect(text.contains("Too many open files"))
         try await Task.sleep(for: .seconds(2))  // let a busy loop show itself, were there one

@@ -252,6 +252,7 @@ class Script:
     writecast SRC DST NS JSON   encrypt one framed CastMessage with a JSON payload
     floodstatus N [PAD]    encrypt CONNECT and N receiver GET_STATUS requests (requestId 1...N),
                            each padded with a PAD-character "pad" field
+    floodcast N SRC DST NS JSON   encrypt N copies of one CastMessage
     readcast               read one framed CastMessage                  -> CAST ns json
     ticket                 server: queue one more NewSessionTicket (SSL_new_session_ticket)
     keyupdate 0|1          queue a KeyUpdate, 1 = update_requested (SSL_key_update)
@@ -325,6 +326,12 @@ class Script:
             for request_id in range(1, int(rest[0]) + 1):
                 e.obj.write(encode_message("sender-0", "receiver-0", NS_RECEIVER,
                                            '{"type":"GET_STATUS","requestId":%d,"pad":"%s"}' % (request_id, pad)))
+            say("OK")
+        elif command == "floodcast":
+            count, source, destination, namespace, payload = line.split(" ", 5)[1:]
+            frame = encode_message(source, destination, namespace, payload.rstrip("\n"))
+            for _ in range(int(count)):
+                e.obj.write(frame)
             say("OK")
         elif command == "readcast":
             header = e.read_plain(4)
