@@ -161,7 +161,7 @@ let package = Package(
             // Runs the built castctl and cast-receiver programs (found next to the test bundle; `swift build --build-tests`
             // builds them). Not declared as dependencies: a test target that depends on an executable makes SwiftPM
             // build it as a host tool, which drags swift-protobuf's C++ protoc into the build.
-            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver"] + nio,
+            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver"],
             path: "Tests/InteropTests", exclude: ["pychromecast_driver.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(

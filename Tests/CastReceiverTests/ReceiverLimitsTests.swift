@@ -109,8 +109,8 @@ struct ReceiverLimitsTests {
         var transportId: String?
         while transportId == nil {
             let answer = try await sender.run("readcast")
-            guard answer.first == "CAST", answer.count == 3 else { throw OpenSSLPeerError(message: "no reply to LAUNCH: \(answer)") }
-            let status = try JSONValue(parsing: answer[2])
+            guard answer.first == "CAST", answer.count >= 3 else { throw OpenSSLPeerError(message: "no reply to LAUNCH: \(answer)") }
+            let status = try JSONValue(parsing: answer.dropFirst(2).joined(separator: " "))  // CAST namespace json
             transportId = status["status"]?["applications"]?.arrayValue?
                 .first { $0["appId"]?.stringValue == BigReplyApp.appId }?["transportId"]?.stringValue
         }

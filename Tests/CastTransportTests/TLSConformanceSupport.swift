@@ -24,7 +24,7 @@ extension OpenSSLPeer {
 /// What our side of a conformance connection has seen, observable at exact points of the
 /// ciphertext stream: every change is published after the TLS handler has processed a read.
 final class TLSProbe: Sendable {
-    struct Snapshot: Sendable {
+    struct Snapshot: Sendable, CustomStringConvertible {
         /// Ciphertext bytes read from the socket and already processed by the TLS handler.
         var rawBytes = 0
         /// How many socket reads delivered them.
@@ -35,6 +35,13 @@ final class TLSProbe: Sendable {
         var errors: [TLSError] = []
         var otherErrors: [String] = []
         var inactive = false
+
+        /// A short summary for failure messages (no certificate bytes).
+        var description: String {
+            let text = String(decoding: plaintext.prefix(80), as: UTF8.self)
+            return "\(rawBytes) ciphertext bytes in \(reads) reads; plaintext \(plaintext.count) bytes \"\(text)\"; "
+                + "handshake \(handshake?.protocolVersion ?? "none"); closeNotify \(closeNotify); errors \(errors.map(\.description) + otherErrors); inactive \(inactive)"
+        }
     }
 
     private struct State {
