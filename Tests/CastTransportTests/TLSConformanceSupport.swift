@@ -150,7 +150,7 @@ struct OurTLSSide {
     static func client(port: Int) async throws -> OurTLSSide {
         let probe = TLSProbe()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try install(on: channel, role: .client, probe: probe) }
             }
@@ -180,7 +180,7 @@ struct OurTLSServer {
         let (accepted, continuation) = AsyncStream.makeStream(of: OurTLSSide.self)
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { child in
                 child.eventLoop.makeCompletedFuture {
                     let probe = TLSProbe()

@@ -21,11 +21,17 @@ struct ReceiverDescriptorLimitTests {
             _ = await receiver.terminate()
             throw HarnessError(message: "cast-receiver did not start: \(receiver.errorOutput)")
         }
-        // The limit is set once it runs: 10 descriptors more than it has open (what it inherited
-        // from this test process varies), so 40 connections exhaust them.
-        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(receiver.pid)/fd").count
-        let limit = try await runProgram("/usr/bin/prlimit", ["--pid", String(receiver.pid), "--nofile=\(open + 10):\(open + 10)"])
-        #expect(limit.status == 0, "prlimit: \(limit.stderr)")
+        // The limit is set once it runs, so that exactly 10 descriptor numbers are free below it (what
+        // it inherited from this test process varies, with gaps): 40 connections exhaust them.
+        let numbers = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(receiver.pid)/fd").compactMap { Int($0) })
+        var maximum = 0  // RLIMIT_NOFILE bounds descriptor numbers: the first number with ten free ones below it
+        var free = 0
+        while free < 10 {
+            if !numbers.contains(maximum) { free += 1 }
+            maximum += 1
+        }
+        let prlimit = try await runProgram("/usr/bin/prlimit", ["--pid", String(receiver.pid), "--nofile=\(maximum):\(maximum)"])
+        #expect(prlimit.status == 0, "prlimit: \(prlimit.stderr)")
         let started = ContinuousClock.now
         // More raw TCP connections than descriptors, all in the backlog at once (a loopback connect
         // completes in the kernel); they never speak TLS.
@@ -36,7 +42,7 @@ struct ReceiverDescriptorLimitTests {
             text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         }
         let openNow = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(receiver.pid)/fd").count) ?? -1
-        try #require(text.contains("accept failed"), "no accept failure logged; \(openNow) descriptors open (limit \(open + 10)); log: \(text.suffix(2000))")
+        try #require(text.contains("accept failed"), "no accept failure logged; \(openNow) descriptors open (limit \(maximum)); log: \(text.suffix(2000))")
         #expect(text.contains("reason=acceptFailed"))
         #expect(text.contains("Too many open files"))
         try await Task.sleep(for: .seconds(2))  // let a busy loop show itself, were there one

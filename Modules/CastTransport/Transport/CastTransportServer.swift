@@ -131,7 +131,7 @@ public final class CastTransportServer: Sendable {
                     })
                 }
             }
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.writeBufferWaterMark,
                                 value: .init(low: max(1, limits.maximumUnsentBytes / 2), high: max(1, limits.maximumUnsentBytes)))
             .childChannelInitializer { child in

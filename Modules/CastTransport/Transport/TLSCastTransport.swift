@@ -68,7 +68,7 @@ public final class TLSCastTransport: CastQueueingTransport, CastInboundObserving
         let handshakeBox = HandshakeBox()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(timeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let (_, handshake) = try channel.addCastHandlers(
