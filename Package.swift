@@ -55,6 +55,10 @@ let package = Package(
         .systemLibrary(
             name: "CLibXML2", path: "Modules/CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
+        // The libcurl FoundationNetworking already links (OpenSSL flavour), called directly for bounded downloads.
+        .systemLibrary(
+            name: "CCurl", path: "Modules/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: Libraries
         .target(name: "CastJSON", path: "Modules/CastJSON", swiftSettings: strictSettings),
@@ -69,7 +73,7 @@ let package = Package(
             path: "Modules/CastChannels", swiftSettings: strictSettings),
         .target(name: "CastXML", dependencies: ["CLibXML2"], path: "Modules/CastXML", swiftSettings: strictSettings),
         .target(
-            name: "CastMetadata", dependencies: ["CastJSON", "CastXML"],
+            name: "CastMetadata", dependencies: ["CastJSON", "CastXML", "CCurl"],
             path: "Modules/CastMetadata", swiftSettings: strictSettings),
         .target(
             name: "CastMedia", dependencies: ["CastChannels", "CastMetadata", "CastJSON"],
@@ -173,7 +177,7 @@ let package = Package(
             name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON", "CastTestSupport"] + nio,
             path: "Tests/CastChannelsTests"),
         .testTarget(name: "CastXMLTests", dependencies: ["CastTestSupport", "CastXML"], path: "Tests/CastXMLTests"),
-        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastJSON", "CastXML"], path: "Tests/CastMetadataTests"),
+        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastJSON", "CastXML", "CastTestSupport"], path: "Tests/CastMetadataTests"),
         // A scripted media receiver and harness shared by the media and queue tests.
         .target(
             name: "CastMediaTestSupport",

@@ -3,7 +3,8 @@
 #
 # Builds castor-bench in release mode (scratch path .build-release), starts the emulated receivers
 # in their own process (reply latency 0), runs our measurements and pychromecast's alternately,
-# plus the raw GnuTLS floor, prints one table and writes bench/results.json.
+# plus the raw GnuTLS floor, and our connect against OpenSSL devices (TLS 1.3 with session tickets
+# against TLS 1.2), prints one table and writes bench/results.json.
 # Knobs (environment): BENCH_ROUNDS (alternations, default 5), BENCH_CONNECT_RUNS (connects per
 # contender per round, 20), BENCH_SEEK_ROUNDS (3), BENCH_SEEKS (SEEKs per contender per round, 1000),
 # BENCH_DEVICES (1000), BENCH_DECODE_ROUNDS (3), CASTOR_PYTHON (the venv's python).
@@ -85,6 +86,28 @@ for round in $(seq 1 "$ROUNDS"); do
     record py_connect "$round" "$PYTHON" "$PYBENCH" connect --port "$PORT" --runs "$CONNECT_RUNS"
     record floor_connect "$round" "$BIN" connect --kind floor --port "$ECHO" --runs "$CONNECT_RUNS" --request-bytes 160 --reply-bytes 600
     record ours_connect_report "$round" "$BIN" connect --port "$PORT" --runs "$CONNECT_RUNS" --auth report
+done
+
+echo "== 5. connect -> first RECEIVER_STATUS against OpenSSL devices (Python ssl): TLS 1.3 with 2 tickets, TLS 1.2" >&2
+# openssl_peer.py device prints "PORT n"; the two run until cleanup.
+openssl_device() {
+    local out="$work/openssl.${#servers[@]}"
+    "$PYTHON" Tests/Peers/openssl_peer.py device "$@" >"$out" 2>"$out.err" &
+    servers+=("$!")
+    for _ in $(seq 1 600); do
+        if [[ -s "$out" ]]; then OPENSSL_PORT=$(awk '/^PORT /{print $2; exit}' "$out"); return 0; fi
+        sleep 0.1
+    done
+    cat "$out.err" >&2
+    return 1
+}
+openssl_device --max-version 1.3 --tickets 2
+TLS13=$OPENSSL_PORT
+openssl_device --max-version 1.2
+TLS12=$OPENSSL_PORT
+for round in $(seq 1 "$ROUNDS"); do
+    record ours_openssl_tls13 "$round" "$BIN" connect --port "$TLS13" --runs "$CONNECT_RUNS" --auth off
+    record ours_openssl_tls12 "$round" "$BIN" connect --port "$TLS12" --runs "$CONNECT_RUNS" --auth off
 done
 
 echo "== 2. SEEK -> MEDIA_STATUS: $SEEK_ROUNDS rounds x $SEEKS each" >&2

@@ -57,6 +57,7 @@ struct Cast: AsyncParsableCommand {
                 }
                 Output.print(status, json: device.json)
                 fflush(nil)  // castctl keeps running: show the status now, also through a pipe
+                CommandBudget.current?.settle()  // --timeout bounded getting here, not following playback
                 let statuses = media.statuses
                 let ended = Task {
                     for await update in statuses {

@@ -4,6 +4,7 @@ import CastJSON
 import CastTransport
 import Foundation
 import Logging
+import Synchronization
 
 /// Where the device is and how to talk to it.
 struct DeviceOptions: ParsableArguments {
@@ -16,7 +17,7 @@ struct DeviceOptions: ParsableArguments {
     @Option(name: .long, help: "The device's friendly name or UUID, found through mDNS discovery (instead of --host).")
     var device: String?
 
-    @Option(name: .long, help: "Seconds to wait for the device to answer.")
+    @Option(name: .long, help: "Seconds the whole command may take: connect, TLS, device authentication and its requests.")
     var timeout: Double = 10
 
     @Flag(name: .long, help: "Print the result as JSON.")
@@ -30,7 +31,8 @@ struct DeviceOptions: ParsableArguments {
 
     @OptionGroup var logging: LoggingOptions
 
-    var requestTimeout: Duration { .milliseconds(Int64(timeout * 1000)) }
+    /// What is left of the command's budget (all of it before ``withConnection(_:)`` starts).
+    var requestTimeout: Duration { CommandBudget.current?.remaining ?? .milliseconds(Int64(timeout * 1000)) }
 
     func validate() throws {
         guard (host != nil) != (device != nil) else { throw ValidationError("Give exactly one of --host and --device") }
@@ -44,21 +46,42 @@ struct DeviceOptions: ParsableArguments {
     }
 
     /// Connects, starts a channel connection and runs `body`, closing the connection afterwards.
+    ///
+    /// `--timeout` is one budget for all of it: discovery, TCP connect and TLS, device
+    /// authentication (at most 5 s of it), the first status and the command's own requests. When
+    /// it runs out the connection is closed and the command fails with what it was waiting for.
     func withConnection<T>(_ body: (CastConnection, ReceiverStatus) async throws -> T) async throws -> T {
+        let budget = CommandBudget(total: .milliseconds(Int64(timeout * 1000)))
+        return try await CommandBudget.$current.withValue(budget) {
+            try await connect(within: budget, body)
+        }
+    }
+
+    private func connect<T>(within budget: CommandBudget, _ body: (CastConnection, ReceiverStatus) async throws -> T) async throws -> T {
         let (host, port) = try await target()
-        let transport = try await TLSCastTransport.connect(
-            host: host, port: port, configuration: .init(connectTimeout: requestTimeout))
         var trust = CastTrustStore.cast
         if let trustRoot {
             let pem = try String(contentsOfFile: trustRoot, encoding: .utf8)
             trust = trust.merging(try CastTrustStore(deviceRootsPEM: pem))
         }
+        let transport = try await TLSCastTransport.connect(
+            host: host, port: port, configuration: .init(connectTimeout: budget.remaining))
+        let left = budget.remaining
         let connection = CastConnection(
             transport: transport,
             configuration: .init(
-                userAgent: "castctl", requestTimeout: requestTimeout, launchTimeout: requestTimeout * 3,
-                deviceAuthPolicy: requireGenuine ? .require : .report, deviceAuthTrustStore: trust),
+                userAgent: "castctl", requestTimeout: left, launchTimeout: left,
+                deviceAuthPolicy: requireGenuine ? .require : .report, deviceAuthTrustStore: trust,
+                deviceAuthTimeout: min(.seconds(5), left)),
             logger: Output.logger)
+        let expired = Mutex<[String]?>(nil)
+        let watchdog = Task {
+            do { try await ContinuousClock().sleep(until: budget.deadline) } catch { return }
+            guard !budget.isSettled else { return }
+            expired.withLock { $0 = connection.requestLabelsInFlight }
+            await connection.close()
+        }
+        defer { watchdog.cancel() }
         do {
             let status = try await connection.start()
             let result = try await body(connection, status)
@@ -66,9 +89,46 @@ struct DeviceOptions: ParsableArguments {
             return result
         } catch {
             await connection.close()
+            if let error = error as? CastChannelError, error.code == .timeout { throw error }  // it says what it waited for
+            if let waiting = expired.withLock({ $0 }) {
+                let what = waiting.isEmpty ? "the device" : "the reply to " + waiting.sorted().joined(separator: ", ")
+                throw CastChannelError(
+                    code: .timeout,
+                    message: "--timeout \(budget.total.castDescription) ran out while waiting for \(what) from \(host):\(port) "
+                        + "(connect, TLS, device authentication and the command's requests share it)")
+            }
             throw error
         }
     }
+}
+
+/// The one time budget of a castctl command, shared by everything the command waits for until
+/// it has its answer. A command that then stays on (`cast` follows playback until Ctrl-C) settles
+/// the budget: from then on each request gets the whole `--timeout` again.
+final class CommandBudget: Sendable {
+    /// The budget of the command running in this task, if it has one.
+    @TaskLocal static var current: CommandBudget?
+
+    /// The whole budget (`--timeout`).
+    let total: Duration
+    /// When it runs out.
+    let deadline: ContinuousClock.Instant
+    private let settledFlag = Mutex(false)
+
+    init(total: Duration) {
+        self.total = total
+        deadline = ContinuousClock.now.advanced(by: total)
+    }
+
+    /// What is left (never negative); the whole budget once settled.
+    var remaining: Duration {
+        isSettled ? total : max(.zero, ContinuousClock.now.duration(to: deadline))
+    }
+
+    /// The command has its answer; what follows is not bounded by this budget.
+    func settle() { settledFlag.withLock { $0 = true } }
+
+    var isSettled: Bool { settledFlag.withLock { $0 } }
 }
 
 /// Prints results as text or JSON and turns errors into one line on standard error.

@@ -5,9 +5,12 @@ extension CastConnection {
     /// Sends the device-authentication challenge as the first message and checks the answer,
     /// following ``CastConnectionConfiguration/deviceAuthPolicy``.
     ///
+    /// The wait is the smaller of ``CastConnectionConfiguration/deviceAuthTimeout`` and what is
+    /// left until `deadline` (the budget of ``start()``).
     /// - Throws: ``CastChannelError`` `.notGenuine` when the policy requires a genuine device and
-    ///   the check failed; the connection is closed by the caller then.
-    func authenticateDevice() async throws(CastChannelError) {
+    ///   the check failed, `.timeout` when the budget ran out waiting for the answer; the
+    ///   connection is closed by the caller then.
+    func authenticateDevice(until deadline: Duration) async throws(CastChannelError) {
         let policy = configuration.deviceAuthPolicy
         guard policy.mode != .off, let peerCertificateDER else { return }
         let authenticator = CastDeviceAuthenticator(trustStore: configuration.deviceAuthTrustStore, policy: policy)
@@ -18,8 +21,10 @@ extension CastConnection {
         message.sourceId = configuration.senderId
         try await send(message)
         let timer = self.timer
-        let due = timer.elapsed() + configuration.deviceAuthTimeout
-        let deadline = Task {
+        let ownLimit = timer.elapsed() + configuration.deviceAuthTimeout
+        let budgetCutsIn = deadline <= ownLimit
+        let due = min(ownLimit, deadline)
+        let waiter = Task {
             do { try await timer.sleepUntil(due) } catch { return }
             reply.fulfil(.failure(CastChannelError(code: .timeout, message: "No answer to the device-authentication challenge")))
         }
@@ -27,9 +32,19 @@ extension CastConnection {
         do {
             answer = try await reply.value()
         } catch where error.code == .timeout {
+            waiter.cancel()
+            state.withLock { $0.deviceAuthReply = nil }
+            if budgetCutsIn {
+                // Nothing is left for GET_STATUS either: the device is not answering in time.
+                throw CastChannelError(
+                    code: .timeout,
+                    message: "\(transport.peerDescription) did not answer the device-authentication challenge before the "
+                        + "connection's request timeout (\(configuration.requestTimeout.castDescription), which covers "
+                        + "device authentication and the first GET_STATUS) ran out")
+            }
             answer = nil
         }
-        deadline.cancel()
+        waiter.cancel()
         state.withLock { $0.deviceAuthReply = nil }
         let status = authenticator.evaluate(reply: answer, to: challenge, peerCertificateDER: peerCertificateDER, now: Date())
         state.withLock { $0.deviceAuthStatus = status }

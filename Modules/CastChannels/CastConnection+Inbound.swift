@@ -150,7 +150,9 @@ extension CastConnection {
                 finish(
                     with: CastChannelError(
                         code: .heartbeatTimeout,
-                        message: "No message from \(transport.peerDescription) for \(silence); the device is gone"),
+                        message: "No message from \(transport.peerDescription) for \(silence.castDescription): the liveness "
+                            + "deadline (\(configuration.livenessTimeout.castDescription)) passed while waiting for any message, "
+                            + "our PINGs included; the device or the network path to it is gone"),
                     pluginReason: .connectionLost)
                 await transport.close()
                 return

@@ -94,7 +94,8 @@ extension CastConnection {
                 return (expired, next)
             }
             for (id, entry) in expired {
-                let message = "No reply to \(entry.label) (requestId \(id)) within \(entry.timeout ?? .zero)"
+                let message = "No reply to \(entry.label) (requestId \(id)) from \(transport.peerDescription) within "
+                    + "\((entry.timeout ?? .zero).castDescription): the request's deadline passed while waiting for the device's answer"
                 entry.waiter.fulfil(.failure(CastChannelError(code: .timeout, message: message)))
             }
             guard let next else { return }
@@ -110,4 +111,7 @@ extension CastConnection {
 
     /// The number of requests waiting for a reply.
     public var requestsInFlight: Int { state.withLock { $0.tracker.count } }
+
+    /// The message types of the requests waiting for a reply (for "what was it waiting for" messages).
+    package var requestLabelsInFlight: [String] { state.withLock { $0.tracker.labels } }
 }

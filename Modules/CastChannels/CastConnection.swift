@@ -111,6 +111,10 @@ public final class CastConnection: Sendable {
 
     /// Opens the platform virtual connection, starts the heartbeat and reading, and fetches the
     /// receiver status (which also connects plugins whose app is already running).
+    ///
+    /// Device authentication and the first GET_STATUS share one budget, the configured
+    /// ``CastConnectionConfiguration/requestTimeout``: the device-authentication wait is the smaller
+    /// of its own limit and that budget, and GET_STATUS gets what is left.
     /// - Returns: the receiver's status.
     /// - Throws: ``CastChannelError``; the connection is closed then.
     @discardableResult
@@ -128,9 +132,10 @@ public final class CastConnection: Sendable {
         let heartbeat = Task { [self] in await runHeartbeat() }
         state.withLock { $0.tasks += [reader, heartbeat] }
         do {
-            try await authenticateDevice()
+            let deadline = timer.elapsed() + configuration.requestTimeout
+            try await authenticateDevice(until: deadline)
             try await ensureVirtualConnection(to: CastEndpoint.platform)
-            let status = try await receiver.getStatus()
+            let status = try await receiver.getStatus(timeout: max(deadline - timer.elapsed(), .zero))
             await connectPlatformPlugins()
             return status
         } catch {

@@ -112,7 +112,7 @@ public final class CastMediaServer: Sendable {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 guard connections.insert(channel, limit: maximumConnections) else {
                     logger.warning("Too many connections; refusing one", metadata: ["limit": "\(maximumConnections)"])

@@ -94,7 +94,7 @@ public actor DiskImageCache: CastImageCache {
     /// - Parameters:
     ///   - directory: where to store images (created when needed).
     ///   - maxBytes: the size budget (default 50 MiB).
-    ///   - fetcher: how to download an image (default: `URLSession`, `http`/`https` only).
+    ///   - fetcher: how to download an image (default: a bounded ``CastDownloader``, `http`/`https` only).
     public init(directory: URL = DiskImageCache.defaultDirectory, maxBytes: Int = 50 * 1024 * 1024,
                 fetcher: @escaping CastImageFetcher = DiskImageCache.urlSessionFetcher) {
         self.directory = directory
@@ -102,16 +102,17 @@ public actor DiskImageCache: CastImageCache {
         self.fetcher = fetcher
     }
 
-    /// Downloads with `URLSession.shared`; refuses anything but `http` and `https`.
+    /// Downloads with a ``CastDownloader`` under ``CastDownloadLimits/image`` (32 MiB counted while
+    /// reading, 60 s, a minimum rate); refuses anything but `http` and `https`, redirects included.
     public static let urlSessionFetcher: CastImageFetcher = { url in
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw CastImageCacheError(code: .unsupportedURL, message: "Only http and https images are fetched, not \(url)")
         }
-        let (data, response) = try await URLSession.shared.data(from: url)
-        if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-            throw CastImageCacheError(code: .fetchFailed, message: "HTTP \(http.statusCode) for \(url)")
+        do throws(CastDownloadError) {
+            return try await CastDownloader(limits: .image).data(from: url)
+        } catch {
+            throw CastImageCacheError(code: .fetchFailed, message: error.message, cause: error)
         }
-        return data
     }
 
     /// The bytes of the image, from disk when cached, else fetched and stored.

@@ -49,6 +49,7 @@ public actor CastReceiver {
     private var armedDeadline: Duration?
     private var listener: (any CastReceiverListener)?
     private var acceptTask: Task<Void, Never>?
+    private var listenerEventsTask: Task<Void, Never>?
     private var advertisedStatus: String?
     private var boundPort: Int?
     private var eurekaServers: [EurekaServer] = []
@@ -140,7 +141,8 @@ public actor CastReceiver {
             engine.settings.tlsCertificateDER = credentials.certificateDER
             tlsIdentity = credentials
             listener = try await TLSReceiverListener.listen(
-                host: configuration.host, port: configuration.port, credentials: credentials)
+                host: configuration.host, port: configuration.port, credentials: credentials,
+                limits: configuration.connectionLimits, clock: configuration.clock)
         } catch {
             phase = .stopped
             throw CastReceiverError(
@@ -157,6 +159,10 @@ public actor CastReceiver {
                 }
                 await self.accept(transport)
             }
+        }
+        let events = listener.events
+        listenerEventsTask = Task { [weak self] in
+            for await event in events { await self?.listenerReported(event) }
         }
         logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(listener.port)"])
         if let eureka = configuration.eureka, let advertisement {
@@ -180,6 +186,8 @@ public actor CastReceiver {
         phase = .stopped
         acceptTask?.cancel()
         acceptTask = nil
+        listenerEventsTask?.cancel()
+        listenerEventsTask = nil
         timerTask?.cancel()
         timerTask = nil
         armedDeadline = nil
@@ -287,8 +295,36 @@ public actor CastReceiver {
         refreshAdvertisement()
     }
 
+    /// Logs what the listener did to protect itself, with its typed reason; a sender that never
+    /// finished its handshake is also a violation (connection 0: it never got a number).
+    private func listenerReported(_ event: CastTransportServer.Event) {
+        switch event {
+        case .handshakeFailed(let peer, let error) where error.code == .handshakeTimeout:
+            logger.notice("sender dropped before TLS", metadata: ["reason": "\(error.code)", "peer": "\(peer)", "detail": "\(error.message)"])
+            let before = engine.violations.count
+            engine.record(.handshakeTimeout, error.message, socket: 0)
+            logNewViolations(since: before)
+        case .handshakeFailed(let peer, let error):
+            logger.info("TLS handshake failed", metadata: ["reason": "\(error.code)", "peer": "\(peer)", "detail": "\(error.message)"])
+        case .acceptFailed(let error, let backoff):
+            logger.warning("accept failed; pausing accept", metadata: [
+                "reason": "acceptFailed", "detail": "\(error.message)", "backoff": "\(backoff.castDescription)"])
+        case .readingPaused(let peer, let limit):
+            logger.notice("sender not reading its replies; stopped reading from it", metadata: [
+                "reason": "unsentBytesLimit", "peer": "\(peer)", "limit": "\(limit)"])
+        case .readingResumed(let peer):
+            logger.info("sender caught up; reading from it again", metadata: ["peer": "\(peer)"])
+        }
+    }
+
     private func transportEnded(socket: Int, error: (any Error)?) {
         guard let connection = connections[socket] else { return }
+        if let error = error as? CastTransportError, error.code == .peerNotReading {
+            logger.notice("sender dropped", metadata: ["socket": "\(socket)", "reason": "\(error.code)", "detail": "\(error.message)"])
+            let before = engine.violations.count
+            engine.record(.notReading, error.message, socket: socket)
+            logNewViolations(since: before)
+        }
         if let error = error as? CastTransportError,
             [.frameTooLarge, .emptyFrame, .malformedMessage].contains(error.code)
         {

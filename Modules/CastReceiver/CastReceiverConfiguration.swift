@@ -53,6 +53,11 @@ public struct CastReceiverConfiguration: Sendable {
     /// Whether and where the device serves `/setup/eureka_info` (see ``CastReceiverEureka``); `nil`,
     /// the default, serves nothing. The `cast-receiver` program serves it on 8008 and 8443.
     public var eureka: CastReceiverEureka?
+    /// What one sender may cost the device: the deadline from accept to a finished TLS handshake
+    /// (10 s), the bytes queued for a sender that does not read its replies before reading from it
+    /// stops (1 MiB) and how long it may stay so before it is dropped (10 s), the accept back-off
+    /// when descriptors run out. Deadlines run on ``clock``.
+    public var connectionLimits: CastTransportServer.Limits
 
     /// Creates a configuration; every parameter has a realistic default.
     public init(
@@ -65,7 +70,8 @@ public struct CastReceiverConfiguration: Sendable {
         volumeControl: CastReceiverVolumeControl = .attenuation, shuffleSeed: UInt64? = nil,
         protocolVersion: Int = 5, tlsCredentials: TLSCredentials? = nil,
         deviceCredentials: CastDeviceCredentials? = nil, mediaFetching: CastReceiverMediaFetching? = nil,
-        defaultMediaDuration: Duration? = nil, eureka: CastReceiverEureka? = nil
+        defaultMediaDuration: Duration? = nil, eureka: CastReceiverEureka? = nil,
+        connectionLimits: CastTransportServer.Limits = CastTransportServer.Limits()
     ) {
         self.name = name
         self.model = model ?? (kind.isGroup ? "Google Cast Group" : kind.hasVideoOutput ? "Chromecast" : "Chromecast Audio")
@@ -87,6 +93,7 @@ public struct CastReceiverConfiguration: Sendable {
         self.mediaFetching = mediaFetching
         self.defaultMediaDuration = defaultMediaDuration
         self.eureka = eureka
+        self.connectionLimits = connectionLimits
     }
 }
 

@@ -6,6 +6,8 @@ protocol CastReceiverListener: Sendable {
     var port: Int { get }
     /// Accepted sender connections.
     var connections: AsyncStream<any CastTransport> { get }
+    /// What the listener did to protect itself (handshake deadline, accept back-off, senders not reading).
+    var events: AsyncStream<CastTransportServer.Event> { get }
     /// Stops accepting.
     func close() async
 }
@@ -13,11 +15,12 @@ protocol CastReceiverListener: Sendable {
 extension CastTransportServer: CastReceiverListener {}
 
 /// The TLS listener: the transport module's server, presenting the configured credentials or a fresh
-/// self-signed certificate (valid two days, as real devices rotate theirs).
+/// self-signed certificate (valid two days, as real devices rotate theirs), under the configured
+/// connection limits and on the receiver's clock.
 enum TLSReceiverListener {
-    static func listen(host: String, port: Int, credentials: TLSCredentials?) async throws(CastTransportError)
-        -> any CastReceiverListener
-    {
-        try await CastTransportServer.start(host: host, port: port, credentials: credentials)
+    static func listen(
+        host: String, port: Int, credentials: TLSCredentials?, limits: CastTransportServer.Limits, clock: any Clock<Duration>
+    ) async throws(CastTransportError) -> any CastReceiverListener {
+        try await CastTransportServer.start(host: host, port: port, credentials: credentials, limits: limits, clock: clock)
     }
 }

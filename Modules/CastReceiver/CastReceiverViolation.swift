@@ -9,7 +9,7 @@ public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible
         private enum Base: String, Sendable, Hashable {
             case notConnected, unknownNamespace, malformedPayload, missingRequestId
             case invalidConnect, unexpectedMessage, invalidFrame, heartbeatTimeout, unsupportedAuthMessage
-            case refusedRequest
+            case refusedRequest, handshakeTimeout, notReading
         }
         private let base: Base
         /// A non-transport message on a virtual connection that was never opened with CONNECT
@@ -34,6 +34,13 @@ public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible
         /// A request the receiver answered with an error (`INVALID_REQUEST`, `INVALID_PLAYER_STATE`,
         /// `LAUNCH_ERROR`): invalid parameters, an unknown command or app, a stale media session.
         public static let refusedRequest = Kind(base: .refusedRequest)
+        /// The sender connected but did not finish the TLS handshake within the handshake deadline;
+        /// the socket was closed. Recorded with ``CastReceiverViolation/connection`` 0: the sender
+        /// never became a numbered connection.
+        public static let handshakeTimeout = Kind(base: .handshakeTimeout)
+        /// The sender stopped reading its replies: more than the unsent-bytes limit stayed queued for
+        /// it past the limit's timeout; the socket was closed.
+        public static let notReading = Kind(base: .notReading)
         /// The kind's name.
         public var description: String { base.rawValue }
     }
@@ -42,7 +49,8 @@ public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible
     public var kind: Kind
     /// A human-readable explanation.
     public var message: String
-    /// The receiver's number for the sender's socket (1 for the first accepted socket, and so on).
+    /// The receiver's number for the sender's socket (1 for the first accepted socket, and so on;
+    /// 0 for a socket dropped before its TLS handshake finished).
     public var connection: Int
     /// The namespace of the offending message, when there was one.
     public var namespace: String?

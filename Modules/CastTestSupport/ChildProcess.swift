@@ -19,26 +19,34 @@ public final class ChildProcess: Sendable {
         var exitWaiters: [CheckedContinuation<Int32, Never>] = []
     }
     private let state = Mutex(State())
+    /// The write end of the child's standard input, when it has one (-1 once closed).
+    private let input: Mutex<Int32>
 
-    /// Starts `executable` with `arguments`; standard input is /dev/null.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+    /// Starts `executable` with `arguments`; standard input is /dev/null, or a channel written with
+    /// ``writeLine(_:)`` when `standardInput` is `true`.
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, standardInput: Bool = false
+    ) throws {
         var outPipe: [Int32] = [0, 0]
         var errPipe: [Int32] = [0, 0]
+        var inPipe: [Int32] = [-1, -1]
         // Close-on-exec from creation (atomic), so a program spawned at the same moment by another
         // test cannot inherit our ends (which would keep our output open after our child exits).
-        guard Self.makeChannel(&outPipe), Self.makeChannel(&errPipe) else {
+        guard Self.makeChannel(&outPipe), Self.makeChannel(&errPipe), !standardInput || Self.makeChannel(&inPipe) else {
             throw ChildProcessError(message: "socketpair() failed: \(errno)")
         }
         let child: pid_t
         do {
-            child = try Self.spawn([executable] + arguments, stdin: -1, stdout: outPipe[1], stderr: errPipe[1],
+            child = try Self.spawn([executable] + arguments, stdin: inPipe[0], stdout: outPipe[1], stderr: errPipe[1],
                                    environment: environment)
         } catch {
-            for fd in outPipe + errPipe { close(fd) }
+            for fd in outPipe + errPipe + inPipe where fd >= 0 { close(fd) }
             throw error
         }
         close(outPipe[1])
         close(errPipe[1])
+        if inPipe[0] >= 0 { close(inPipe[0]) }
+        input = Mutex(inPipe[1])
         pid = child
         let spawned = child
         let outFD = outPipe[0]
@@ -164,6 +172,33 @@ public final class ChildProcess: Sendable {
                 return nil
             }
             if let found { continuation.resume(returning: found) }
+        }
+    }
+
+    /// Writes `line` and a newline to the child's standard input (started with `standardInput: true`).
+    /// - Returns: `false` when the child has no standard input channel or it is closed.
+    @discardableResult
+    public func writeLine(_ line: String) -> Bool {
+        input.withLock { fd in
+            guard fd >= 0 else { return false }
+            var bytes = Array((line + "\n").utf8)[...]
+            while !bytes.isEmpty {
+                let written = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }  // no SIGPIPE
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return false }
+                bytes = bytes.dropFirst(written)
+            }
+            return true
+        }
+    }
+
+    deinit { closeInput() }
+
+    /// Closes the child's standard input (it reads end of file).
+    public func closeInput() {
+        input.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
         }
     }
 

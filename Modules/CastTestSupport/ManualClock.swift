@@ -35,6 +35,8 @@ public final class ManualClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var nextId: UInt64 = 0
         var sleepers: [Sleeper] = []
+        /// Tasks in ``waitForSleeper(until:)``.
+        var sleeperWatchers: [(deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Mutex(State())
@@ -60,11 +62,18 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Bool = state.withLock { state in
-                    if deadline <= state.now || Task.isCancelled { return true }
+                let (resumeNow, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    if deadline <= state.now || Task.isCancelled { return (true, []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return false
+                    var watchers: [CheckedContinuation<Void, Never>] = []
+                    state.sleeperWatchers.removeAll { watcher in
+                        guard watcher.deadline == deadline else { return false }
+                        watchers.append(watcher.continuation)
+                        return true
+                    }
+                    return (false, watchers)
                 }
+                for watcher in watchers { watcher.resume() }
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
@@ -75,6 +84,19 @@ public final class ManualClock: Clock, Sendable {
             sleeper?.continuation.resume(throwing: CancellationError())
         }
         try Task.checkCancellation()
+    }
+
+    /// Suspends until a task sleeps until exactly `deadline` (at once if one already does), so a
+    /// test knows that a particular timer is armed without polling.
+    public func waitForSleeper(until deadline: Instant) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let armed = state.withLock { state in
+                if state.sleepers.contains(where: { $0.deadline == deadline }) { return true }
+                state.sleeperWatchers.append((deadline, continuation))
+                return false
+            }
+            if armed { continuation.resume() }
+        }
     }
 
     /// Moves the clock forward by `duration`, waking every sleeper whose deadline has come.

@@ -8,6 +8,7 @@ public struct CastTransportError: Error, Sendable, Hashable, CustomStringConvert
         private enum Base: String, Sendable, Hashable {
             case frameTooLarge, emptyFrame, malformedMessage, messageTooLarge
             case connectTimeout, connectFailed, tls, closed, peerClosed, io, resolution
+            case handshakeTimeout, peerNotReading
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -34,6 +35,12 @@ public struct CastTransportError: Error, Sendable, Hashable, CustomStringConvert
         public static let io = Code(.io)
         /// The host name could not be resolved.
         public static let resolution = Code(.resolution)
+        /// An accepted peer did not finish the TLS handshake within the server's deadline
+        /// (``CastTransportServer/Limits/handshakeTimeout``); the connection was closed.
+        public static let handshakeTimeout = Code(.handshakeTimeout)
+        /// The peer stopped reading: more than the allowed bytes stayed unsent to it for too long
+        /// (``CastTransportServer/Limits/maximumUnsentBytes``); the connection was closed.
+        public static let peerNotReading = Code(.peerNotReading)
 
         /// The code's name.
         public var description: String { base.rawValue }

@@ -62,6 +62,17 @@ def main():
         row("connect → RECEIVER_STATUS (device auth .report)", "ms median", rep, py, floor, "(default policy; not a goal)", None,
             "the emulated receiver has no device credentials yet: it answers the challenge with AuthError, "
             "so this is the challenge round trip plus the report, not a signature and chain check")
+    # 5. against OpenSSL: TLS 1.3 with session tickets, over the same against TLS 1.2
+    o13, o12 = samples("ours_openssl_tls13"), samples("ours_openssl_tls12")
+    if o13 and o12:
+        m13, m12 = statistics.median(o13) / 1000, statistics.median(o12) / 1000
+        rows.append(("connect → RECEIVER_STATUS, OpenSSL TLS 1.3 + 2 tickets", "ms median", m13, None, m12, None, m13 / m12,
+                     "≤1.2× the same over TLS 1.2", m13 / m12 <= 1.2,
+                     f"{len(o13)} connects each to a Python ssl device (Tests/Peers/openssl_peer.py); "
+                     "the floor column is the same against TLS 1.2, Castor/floor the ratio"))
+        results["measures"]["openssl_tls13_tickets"] = {
+            "unit": "ms median", "tls13_two_tickets": m13, "tls12": m12, "ratio": m13 / m12,
+            "goal": "≤1.2× TLS 1.2", "met": m13 / m12 <= 1.2}
     # 2. seek
     s_ours, s_py, s_floor = samples("ours_seek"), samples("py_seek"), samples("floor_rtt")
     if s_ours:

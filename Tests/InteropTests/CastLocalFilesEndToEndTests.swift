@@ -34,7 +34,9 @@ struct CastLocalFilesEndToEndTests {
         let castctl = try ChildProcess(TestPaths.program("castctl"), [
             "cast", folder.appendingPathComponent("movie.mp4").path,
             "--subtitles", folder.appendingPathComponent("extra.srt").path,
-            "--host", "127.0.0.1", "--port", String(port), "--json",
+            // --timeout bounds the whole setup (connect, launch, load, the receiver's fetches): generous
+            // on a loaded machine; the test is about what is fetched, not how fast.
+            "--host", "127.0.0.1", "--port", String(port), "--json", "--timeout", "60",
         ])
         let loaded = await castctl.waitForLine { $0.contains("playerState") }
         let status = try JSONValue(parsing: try #require(loaded, "castctl printed no status: \(castctl.errorOutput)"))

@@ -9,26 +9,20 @@ enum FeedReader {
     /// The most bytes a feed may have: 16 MiB.
     static let maximumSize = 16 << 20
 
-    static func data(from source: String) async throws(AudioCastError) -> Data {
+    /// The limits of a feed download: 16 MiB counted while reading (after gzip), 60 s, at least 1 KiB every 10 s.
+    static let downloadLimits = CastDownloadLimits(maximumBytes: maximumSize, deadline: .seconds(60))
+
+    static func data(from source: String, clock: any Clock<Duration> = ContinuousClock()) async throws(AudioCastError) -> Data {
         let lower = source.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             guard let url = URL(string: source) else {
                 throw AudioCastError(code: .feedUnreadable, message: "'\(source)' is not a valid URL.")
             }
-            let data: Data
-            let response: URLResponse
             do {
-                (data, response) = try await URLSession.shared.data(from: url)
+                return try await CastDownloader(limits: downloadLimits, clock: clock).data(from: url)
             } catch {
-                throw AudioCastError(code: .feedUnreadable, message: "Cannot download \(source): \(error.localizedDescription)")
+                throw AudioCastError(code: .feedUnreadable, message: "\(error.message).")
             }
-            if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-                throw AudioCastError(code: .feedUnreadable, message: "Downloading \(source) answered HTTP \(http.statusCode).")
-            }
-            guard data.count <= maximumSize else {
-                throw AudioCastError(code: .feedUnreadable, message: "\(source) is larger than \(maximumSize) bytes.")
-            }
-            return data
         }
         let path: String
         if lower.hasPrefix("file://") {
@@ -46,11 +40,19 @@ enum FeedReader {
         if let size = attributes?[.size] as? Int, size > maximumSize {
             throw AudioCastError(code: .feedUnreadable, message: "\(path) is larger than \(maximumSize) bytes.")
         }
+        // Read at most one byte past the cap: a FIFO or a device reports no size and may never end.
+        let data: Data
         do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: maximumSize + 1) ?? Data()
         } catch {
             throw AudioCastError(code: .feedUnreadable, message: "Cannot read \(path): \(error.localizedDescription)")
         }
+        guard data.count <= maximumSize else {
+            throw AudioCastError(code: .feedUnreadable, message: "\(path) is larger than \(maximumSize) bytes.")
+        }
+        return data
     }
 
     /// Parses a feed into a show (episodes without an enclosure are skipped by the parser).

@@ -42,6 +42,9 @@ package struct RequestTracker<Waiter> {
     /// The number of requests in flight.
     package var count: Int { inFlight.count }
 
+    /// The labels of the requests in flight.
+    package var labels: [String] { inFlight.values.map(\.label) }
+
     /// Reserves a fresh id.
     package mutating func allocate() -> Int {
         while inFlight[nextId] != nil { advance() }

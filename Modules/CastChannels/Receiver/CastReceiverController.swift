@@ -9,7 +9,14 @@ public struct CastReceiverController: Sendable {
 
     /// Asks for the receiver status (a unicast reply).
     public func getStatus() async throws(CastChannelError) -> ReceiverStatus {
-        let reply = try await request(["type": "GET_STATUS"])
+        try await getStatus(timeout: nil)
+    }
+
+    /// GET_STATUS with its own deadline (`nil`: the configured request timeout).
+    func getStatus(timeout: Duration?) async throws(CastChannelError) -> ReceiverStatus {
+        let reply = try await connection.request(
+            ["type": "GET_STATUS"], namespace: CastNamespace.receiver.rawValue, destinationId: CastEndpoint.platform,
+            timeout: timeout)
         return try Self.status(from: reply)
     }
 

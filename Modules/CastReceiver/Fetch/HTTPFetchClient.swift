@@ -51,7 +51,7 @@ enum HTTPFetchClient {
         let timeoutMilliseconds = max(1, connectTimeout.components.seconds * 1000 + connectTimeout.components.attoseconds / 1_000_000_000_000_000)
         let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(.milliseconds(timeoutMilliseconds))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations

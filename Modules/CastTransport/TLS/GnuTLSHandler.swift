@@ -237,9 +237,14 @@ package final class GnuTLSHandler: ChannelDuplexHandler {
             step = try session.receive(into: &plaintext)
         } catch {
             if plaintext.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(plaintext)) }
+            session.sendAlert(for: error)
+            writeCiphertext(context: context)
             fail(context: context, error: error)
             return
         }
+        // What GnuTLS wrote while reading (our answer to a KeyUpdate request, a refusal to
+        // renegotiate) goes out now, not with our next message.
+        writeCiphertext(context: context)
         if plaintext.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(plaintext)) }
         if step == .closeNotify {
             context.fireUserInboundEventTriggered(GnuTLSCloseNotifyReceived())

@@ -29,6 +29,13 @@ final class GnuTLSSession {
     private(set) var inboundEnded = false
     /// Ciphertext GnuTLS produced and nobody has written yet.
     private var outbound: ByteBuffer
+    /// Set by the pull callback when GnuTLS asked for ciphertext and none was left: only then does
+    /// `GNUTLS_E_AGAIN` mean "wait for the network".
+    private var pullStarved = false
+    /// Ciphertext bytes GnuTLS has pulled so far (progress of one GnuTLS call).
+    private var pulledBytes = 0
+    /// The peer's KeyUpdate asked for ours (TLS 1.3); answered after the record call returns.
+    private var peerRequestedKeyUpdate = false
 
     init(side: Side, credentials: GnuTLSCertificateCredentials, allocator: ByteBufferAllocator) throws(TLSError) {
         try GnuTLSLibrary.ensureInitialized()
@@ -55,6 +62,8 @@ final class GnuTLSSession {
         gnutls_transport_set_push_function(session, gnutlsPush)
         gnutls_transport_set_pull_function(session, gnutlsPull)
         gnutls_transport_set_pull_timeout_function(session, gnutlsPullTimeout)
+        gnutls_handshake_set_hook_function(
+            session, GNUTLS_HANDSHAKE_KEY_UPDATE.rawValue, Int32(GNUTLS_HOOK_POST), gnutlsKeyUpdateHook)
     }
 
     deinit { gnutls_deinit(session) }
@@ -91,6 +100,7 @@ final class GnuTLSSession {
         while let first = inbound.first, first.readableBytes == 0 { inbound.removeFirst() }
         guard !inbound.isEmpty else {
             if inboundEnded { return 0 }
+            pullStarved = true
             gnutls_transport_set_errno(session, castor_gnutls_errno_again())
             return -1
         }
@@ -108,6 +118,7 @@ final class GnuTLSSession {
             copied += count
             if inbound[inbound.startIndex].readableBytes == 0 { inbound.removeFirst() }
         }
+        pulledBytes += copied
         return copied
     }
 
@@ -121,12 +132,37 @@ final class GnuTLSSession {
     /// Advances the handshake as far as the buffered ciphertext allows.
     func handshake() throws(TLSError) -> Step {
         while true {
+            let progress = startCall()
             let result = gnutls_handshake(session)
             if result == castor_gnutls_e_success() { return .done }
-            if result == castor_gnutls_e_again() || result == castor_gnutls_e_interrupted() { return .wantsMoreData }
+            if result == castor_gnutls_e_again() || result == castor_gnutls_e_interrupted() {
+                if mayHaveMore(since: progress) { continue }
+                return .wantsMoreData
+            }
             if gnutls_error_is_fatal(result) == 0 { continue }  // e.g. a warning alert: keep going
             throw handshakeError(result)
         }
+    }
+
+    /// Resets the starvation flag before a GnuTLS call; returns the pull count to measure progress against.
+    private func startCall() -> Int {
+        pullStarved = false
+        return pulledBytes
+    }
+
+    /// After a non-fatal result (`GNUTLS_E_AGAIN`, `GNUTLS_E_INTERRUPTED`, a warning alert, a
+    /// renegotiation request): whether to call GnuTLS again at once.
+    ///
+    /// GnuTLS returns `GNUTLS_E_AGAIN` not only when it ran out of ciphertext but also after it
+    /// handled a record that carries no application data: a TLS 1.3 NewSessionTicket or KeyUpdate
+    /// (`_gnutls13_recv_async_handshake`), or discarded early data. More records may then still be
+    /// buffered here (GnuTLS pulls exactly one record at a time), and they must not wait for the
+    /// next network read: that read may never come, because the peer is waiting for our answer to
+    /// the data sitting in the buffer. So it is called again whenever the call made progress and
+    /// did not stop for lack of ciphertext.
+    private func mayHaveMore(since pulledBefore: Int) -> Bool {
+        if gnutls_record_check_pending(session) > 0 { return true }
+        return !pullStarved && pulledBytes > pulledBefore
     }
 
     private func handshakeError(_ result: Int32) -> TLSError {
@@ -171,29 +207,69 @@ final class GnuTLSSession {
     }
 
     /// Decrypts every complete record buffered, appending plaintext to `output`.
+    ///
+    /// Records without application data (session tickets, KeyUpdate, warning alerts) are handled on
+    /// the way; none of them stops the loop while complete records remain. A peer's KeyUpdate that
+    /// requests ours is answered at once (the answer is taken with ``takeCiphertext()``).
     /// - Returns: `.closeNotify` when the peer ended the TLS stream cleanly, `.wantsMoreData` otherwise.
     /// - Throws: ``TLSError`` (``TLSError/Code/uncleanShutdown`` when the stream ended without `close_notify`).
     func receive(into output: inout ByteBuffer) throws(TLSError) -> Step {
+        defer { answerKeyUpdateRequest() }
         while true {
             var result = 0
-            output.writeWithUnsafeMutableBytes(minimumWritableBytes: 16 * 1024 + 256) { destination in
+            let progress = startCall()
+            output.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.maximumPlaintextRecord) { destination in
                 result = gnutls_record_recv(session, destination.baseAddress, destination.count)
                 return max(result, 0)
             }
             if result > 0 { continue }
             if result == 0 { return .closeNotify }
             let code = Int32(result)
-            if code == castor_gnutls_e_again() || code == castor_gnutls_e_interrupted() { return .wantsMoreData }
+            if code == castor_gnutls_e_again() || code == castor_gnutls_e_interrupted() {
+                if mayHaveMore(since: progress) { continue }
+                return .wantsMoreData
+            }
+            if code == castor_gnutls_e_rehandshake() {
+                // TLS 1.2 renegotiation (a HelloRequest, or a client's new ClientHello): Cast never
+                // renegotiates. Refuse with the warning alert the RFC provides, so the peer does not
+                // wait for a handshake that will not come, and keep reading.
+                _ = gnutls_alert_send(session, GNUTLS_AL_WARNING, GNUTLS_A_NO_RENEGOTIATION)
+                if mayHaveMore(since: progress) { continue }
+                return .wantsMoreData
+            }
             if code == castor_gnutls_e_premature_termination() {
                 throw TLSError(
                     code: .uncleanShutdown, message: "The peer closed the connection without a TLS close_notify",
                     gnutls: code)
             }
-            if gnutls_error_is_fatal(code) == 0 { continue }  // rehandshake request, warning alert: ignore
+            if gnutls_error_is_fatal(code) == 0 {  // a warning alert: ignore it, read on
+                if mayHaveMore(since: progress) { continue }
+                return .wantsMoreData
+            }
             var message = "Decrypting application data failed"
             if code == castor_gnutls_e_fatal_alert_received() { message += ": the peer sent the fatal alert '\(alertName)'" }
             throw TLSError(code: .recordFailed, message: message, gnutls: code)
         }
+    }
+
+    /// The largest plaintext one record carries (2^14), plus room GnuTLS may ask for.
+    static let maximumPlaintextRecord = 16 * 1024 + 256
+
+    /// Called by the KeyUpdate hook (on this thread, inside `gnutls_record_recv`).
+    fileprivate func keyUpdateReceived(requestingOurs: Bool) {
+        if requestingOurs { peerRequestedKeyUpdate = true }
+    }
+
+    /// Answers a peer's KeyUpdate `update_requested` with our own KeyUpdate now.
+    ///
+    /// GnuTLS only notes the request and sends the KeyUpdate in front of our next application
+    /// record, which RFC 8446 §4.6.3 allows; but a peer that asked may wait for it, and a Cast
+    /// connection can stay quiet for seconds. GnuTLS will still send one more KeyUpdate (update not
+    /// requested) before our next record; two updates are harmless and keep both sides in step.
+    private func answerKeyUpdateRequest() {
+        guard peerRequestedKeyUpdate else { return }
+        peerRequestedKeyUpdate = false
+        _ = gnutls_session_key_update(session, 0)
     }
 
     /// Queues a `close_notify` alert (our side will send no more data).
@@ -240,6 +316,16 @@ private func gnutlsPull(_ transport: gnutls_transport_ptr_t?, _ data: UnsafeMuta
     guard size > 0 else { return 0 }
     guard let data else { return -1 }
     return session.pull(into: UnsafeMutableRawBufferPointer(start: data, count: size))
+}
+
+/// Post-hook of every KeyUpdate message, sent or received: notes a received request for our update.
+private func gnutlsKeyUpdateHook(
+    _ session: gnutls_session_t?, _ type: UInt32, _ when: UInt32, _ incoming: UInt32, _ message: UnsafePointer<gnutls_datum_t>?
+) -> Int32 {
+    guard let session, incoming != 0, let message, message.pointee.size == 1, let data = message.pointee.data,
+          let transport = castor_gnutls_transport_user_data(session) else { return 0 }
+    Unmanaged<GnuTLSSession>.fromOpaque(transport).takeUnretainedValue().keyUpdateReceived(requestingOurs: data[0] == 1)
+    return 0
 }
 
 private func gnutlsPullTimeout(_ transport: gnutls_transport_ptr_t?, _ milliseconds: UInt32) -> Int32 {

@@ -1,10 +1,20 @@
 import NIOCore
 import Synchronization
 
-/// The state a socket transport shares with its channel handlers: the inbound stream and why it closed.
+/// The state a socket transport shares with its channel handlers: the inbound queue and why it closed.
+///
+/// The inbound queue is bounded: once more than ``inboundLimit`` bytes of decoded messages wait for
+/// the consumer of ``inbound``, ``isInboundFull`` tells the ``ReadGateHandler`` to stop reading from
+/// the socket, and the consumer's pulls reopen it (below half the limit). A peer that writes faster
+/// than its messages are handled therefore waits in TCP flow control instead of in our memory.
 final class ChannelTransportCore: Sendable {
+    /// The default bound of the inbound queue: 1 MiB of encoded messages.
+    static let defaultInboundLimit = 1 << 20
+
     let inbound: AsyncThrowingStream<CastMessage, any Error>
-    private let continuation: AsyncThrowingStream<CastMessage, any Error>.Continuation
+    /// The bytes of decoded messages the inbound queue holds before reading pauses.
+    let inboundLimit: Int
+    private let queue: InboundQueue
     private struct State {
         var closeReason: CastTransportError?
         var closedLocally = false
@@ -13,15 +23,24 @@ final class ChannelTransportCore: Sendable {
     private let state = Mutex(State())
     private let observer = Mutex<(@Sendable (CastMessage) -> Void)?>(nil)
 
-    init() {
-        (inbound, continuation) = AsyncThrowingStream.makeStream()
+    init(inboundLimit: Int = ChannelTransportCore.defaultInboundLimit) {
+        self.inboundLimit = inboundLimit
+        let queue = InboundQueue(limit: inboundLimit)
+        self.queue = queue
+        inbound = AsyncThrowingStream(unfolding: { try await queue.next() })
     }
 
     /// Shows the message to the observer (on the event loop), then queues it on ``inbound``.
     func yield(_ message: CastMessage) {
         observer.withLock { $0 }?(message)
-        continuation.yield(message)
+        queue.push(message)
     }
+
+    /// Whether the inbound queue is at its limit (reading should pause).
+    var isInboundFull: Bool { queue.isFull }
+
+    /// Called (from the consumer's task) when a full inbound queue has drained to half its limit.
+    func onInboundDrained(_ body: @escaping @Sendable () -> Void) { queue.onDrained(body) }
 
     func observe(_ body: @escaping @Sendable (CastMessage) -> Void) {
         observer.withLock { $0 = body }
@@ -37,6 +56,7 @@ final class ChannelTransportCore: Sendable {
     var closeReason: CastTransportError? { state.withLock { $0.closeReason } }
 
     /// Ends the inbound stream: cleanly after a local close or a clean peer close, else with the error.
+    /// Messages already queued are still delivered first.
     func finish() {
         let (reason, alreadyFinished) = state.withLock { state -> (CastTransportError?, Bool) in
             defer { state.finished = true }
@@ -47,7 +67,7 @@ final class ChannelTransportCore: Sendable {
             return (state.closedLocally ? nil : state.closeReason, state.finished)
         }
         guard !alreadyFinished else { return }
-        if let reason { continuation.finish(throwing: reason) } else { continuation.finish() }
+        queue.finish(throwing: reason)
     }
 
     /// Maps anything a pipeline can raise to a transport error.
@@ -62,6 +82,101 @@ final class ChannelTransportCore: Sendable {
             return CastTransportError(code: .connectTimeout, message: "TCP connect timed out")
         default:
             return CastTransportError(code: .io, message: "\(error)")
+        }
+    }
+}
+
+/// The messages decoded and not yet taken by the consumer of ``ChannelTransportCore/inbound``,
+/// which pulls them one by one (an unfolding stream), so the queue knows what is still waiting.
+private final class InboundQueue: Sendable {
+    private struct State {
+        var messages = CircularBuffer<(message: CastMessage, size: Int)>()
+        var bytes = 0
+        var overLimit = false
+        var waiter: CheckedContinuation<CastMessage?, any Error>?
+        /// How the stream ends once the queue is empty: `.success` cleanly.
+        var end: Result<Void, CastTransportError>?
+        var drained: (@Sendable () -> Void)?
+    }
+    private let state = Mutex(State())
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    var isFull: Bool { state.withLock { $0.overLimit } }
+
+    func onDrained(_ body: @escaping @Sendable () -> Void) { state.withLock { $0.drained = body } }
+
+    func push(_ message: CastMessage) {
+        let waiter = state.withLock { state -> CheckedContinuation<CastMessage?, any Error>? in
+            guard state.end == nil else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            let size = message.encodedSize
+            state.messages.append((message, size))
+            state.bytes += size
+            if state.bytes >= limit { state.overLimit = true }
+            return nil
+        }
+        waiter?.resume(returning: message)
+    }
+
+    func finish(throwing error: CastTransportError?) {
+        let waiter = state.withLock { state -> CheckedContinuation<CastMessage?, any Error>? in
+            guard state.end == nil else { return nil }
+            state.end = error.map { .failure($0) } ?? .success(())
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        guard let waiter else { return }
+        if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
+    }
+
+    /// Takes the first queued message, or the end, under the lock; `nil` when the consumer must wait.
+    private func take(_ state: inout State) -> (Result<CastMessage?, any Error>, drained: (@Sendable () -> Void)?)? {
+        if let first = state.messages.popFirst() {
+            state.bytes -= first.size
+            var drained: (@Sendable () -> Void)?
+            if state.overLimit, state.bytes <= limit / 2 {
+                state.overLimit = false
+                drained = state.drained
+            }
+            return (.success(first.message), drained)
+        }
+        switch state.end {
+        case .success: return (.success(nil), nil)
+        case .failure(let error): return (.failure(error), nil)
+        case nil: return nil
+        }
+    }
+
+    /// The next message; `nil` at a clean end or when the consuming task is cancelled.
+    func next() async throws -> CastMessage? {
+        if let (result, drained) = state.withLock({ take(&$0) }) {
+            drained?()
+            return try result.get()
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CastMessage?, any Error>) in
+                let resumeNow = state.withLock { state -> (Result<CastMessage?, any Error>, drained: (@Sendable () -> Void)?)? in
+                    if let taken = take(&state) { return taken }
+                    if Task.isCancelled { return (.success(nil), nil) }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let (result, drained) = resumeNow {
+                    drained?()
+                    continuation.resume(with: result)
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: nil)
         }
     }
 }
@@ -97,10 +212,13 @@ final class CastMessageBridgeHandler: ChannelInboundHandler {
 }
 
 extension Channel {
-    /// Installs TLS, framing and the bridge; returns the TLS handler's handshake future.
-    func addCastHandlers(role: GnuTLSHandler.Role, core: ChannelTransportCore) throws -> (GnuTLSHandler, EventLoopFuture<GnuTLSHandshakeCompleted>) {
+    /// Installs the read gate, TLS, framing and the bridge; returns the TLS handler's handshake future.
+    func addCastHandlers(
+        role: GnuTLSHandler.Role, core: ChannelTransportCore, gate: ReadGateHandler
+    ) throws -> (GnuTLSHandler, EventLoopFuture<GnuTLSHandshakeCompleted>) {
         let tls = try GnuTLSHandler(role: role)
         let operations = pipeline.syncOperations
+        try operations.addHandler(gate)
         try operations.addHandler(tls)
         try operations.addHandler(ByteToMessageHandler(CastFrameDecoder()))
         try operations.addHandler(CastMessageBridgeHandler(core: core))

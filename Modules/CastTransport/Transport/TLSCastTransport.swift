@@ -68,10 +68,11 @@ public final class TLSCastTransport: CastQueueingTransport, CastInboundObserving
         let handshakeBox = HandshakeBox()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(timeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let (_, handshake) = try channel.addCastHandlers(role: .client, core: core)
+                    let (_, handshake) = try channel.addCastHandlers(
+                        role: .client, core: core, gate: ReadGateHandler(core: core, unsentLimit: nil))
                     handshakeBox.future.withLock { $0 = handshake }
                     // The handshake's deadline is decided on the event loop, where the handshake
                     // completes: whichever of the two comes first wins, however late this task
@@ -80,7 +81,14 @@ public final class TLSCastTransport: CastQueueingTransport, CastInboundObserving
                     let settled = HandshakeSettled()
                     let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
                         guard settled.flag.withLock({ !$0 }) else { return }
-                        core.record(CastTransportError(code: .connectTimeout, message: "TLS handshake with \(host):\(port) timed out"))
+                        let limit = configuration.connectTimeout.castDescription
+                        core.record(CastTransportError(
+                            code: .connectTimeout,
+                            message: channel.isActive
+                                ? "The TLS handshake with \(host):\(port) did not finish within the connect timeout (\(limit)): "
+                                    + "the device accepted the TCP connection but its handshake messages did not come"
+                                : "Connecting to \(host):\(port) timed out after \(limit) (the connect timeout): "
+                                    + "no answer to the TCP connection request; the device is off or the path to it drops packets"))
                         channel.close(promise: nil)
                     }
                     handshake.whenComplete { _ in
@@ -93,7 +101,9 @@ public final class TLSCastTransport: CastQueueingTransport, CastInboundObserving
         do {
             channel = try await bootstrap.connect(host: host, port: port).get()
         } catch {
-            throw connectError(error, host: host, port: port)
+            // When the deadline closed the channel before TCP connected, NIO reports only "I/O on
+            // closed channel"; the recorded reason says which deadline passed.
+            throw core.closeReason ?? connectError(error, host: host, port: port, timeout: configuration.connectTimeout)
         }
         let handshake = handshakeBox.future.withLock { $0 }!
         do {
@@ -105,9 +115,20 @@ public final class TLSCastTransport: CastQueueingTransport, CastInboundObserving
         }
     }
 
-    static func connectError(_ error: any Error, host: String, port: Int) -> CastTransportError {
-        if let error = error as? ChannelError, case .connectTimeout = error {
-            return CastTransportError(code: .connectTimeout, message: "Connecting to \(host):\(port) timed out", cause: error)
+    static func connectError(_ error: any Error, host: String, port: Int, timeout: Duration) -> CastTransportError {
+        let timedOut: Bool
+        switch error {
+        case ChannelError.connectTimeout: timedOut = true
+        case let error as NIOConnectionError:
+            timedOut = error.connectionErrors.contains { if case ChannelError.connectTimeout = $0.error { true } else { false } }
+        default: timedOut = false
+        }
+        if timedOut {
+            return CastTransportError(
+                code: .connectTimeout,
+                message: "Connecting to \(host):\(port) timed out after \(timeout.castDescription) (the connect timeout): "
+                    + "no answer to the TCP connection request; the device is off or the path to it drops packets",
+                cause: error)
         }
         if error is NIOConnectionError || error is IOError {
             let text = "\(error)"

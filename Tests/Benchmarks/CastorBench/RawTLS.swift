@@ -35,7 +35,7 @@ enum RawTLS {
         try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 4096)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { child in
                 child.eventLoop.makeCompletedFuture {
                     try child.pipeline.syncOperations.addHandler(GnuTLSHandler(role: .server(credentials)))
@@ -107,7 +107,7 @@ enum RawTLS {
             let handshake = loop.makePromise(of: Void.self)
             let replies = ReplyHandler(handshake: handshake)
             let channel = try await ClientBootstrap(group: loop)
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(GnuTLSHandler(role: .client))

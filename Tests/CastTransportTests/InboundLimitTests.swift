@@ -1,0 +1,82 @@
+import CastJSON
+import Synchronization
+import Testing
+
+@testable import CastTransport
+
+/// The bounded inbound queue of socket transports: reading stops while decoded messages wait for
+/// the consumer beyond the limit, and the consumer's pulls reopen it.
+@Suite("Inbound queue limit")
+struct InboundLimitTests {
+    static func message(_ index: Int, size: Int = 1000) -> CastMessage {
+        CastMessage(sourceId: "a", destinationId: "b", namespace: "urn:x-cast:com.example.test",
+                    payload: .string(String(repeating: "x", count: size) + "#\(index)"))
+    }
+
+    @Test("full at the limit, reopened (once) at half of it, order kept, queued messages delivered before the end")
+    func fullAndDrained() async throws {
+        let core = ChannelTransportCore(inboundLimit: 10_000)
+        let drained = Mutex(0)
+        core.onInboundDrained { drained.withLock { $0 += 1 } }
+        var pushed = 0
+        while !core.isInboundFull {
+            core.yield(Self.message(pushed))
+            pushed += 1
+        }
+        let size = Self.message(0).encodedSize
+        #expect(pushed == (10_000 + size - 1) / size, "full at the first message that reaches the limit")
+        var iterator = core.inbound.makeAsyncIterator()
+        var received: [CastMessage] = []
+        while core.isInboundFull, let next = try await iterator.next() { received.append(next) }
+        #expect((pushed - received.count) * size <= 5_000, "reopened at half the limit…")
+        #expect((pushed - received.count + 1) * size > 5_000, "…and not before")
+        #expect(drained.withLock { $0 } == 1)
+        core.markClosedLocally()
+        core.finish()
+        while let next = try await iterator.next() { received.append(next) }
+        #expect(received == (0..<pushed).map { Self.message($0) })
+        #expect(drained.withLock { $0 } == 1)
+    }
+
+    @Test("messages reach a consumer already waiting or not; an error end is thrown after the last one")
+    func waitingConsumerAndErrorEnd() async throws {
+        let core = ChannelTransportCore(inboundLimit: 10_000)
+        let consumer = Task {
+            var received: [CastMessage] = []
+            do {
+                for try await message in core.inbound { received.append(message) }
+                return (received, nil as CastTransportError?)
+            } catch {
+                return (received, error as? CastTransportError)
+            }
+        }
+        core.yield(Self.message(1))
+        core.yield(Self.message(2))
+        core.record(CastTransportError(code: .io, message: "reset"))
+        core.finish()
+        let (received, error) = await consumer.value
+        #expect(received == [Self.message(1), Self.message(2)])
+        #expect(error?.code == .io)
+    }
+
+    @Test("over TLS: a consumer that starts late still receives everything, in order (reading paused and resumed)")
+    func lateConsumerOverTLS() async throws {
+        let server = try await CastTransportServer.start(
+            credentials: try TLSTestFixtures.credentials.get(), limits: .init(maximumQueuedInboundBytes: 16 << 10))
+        let client = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
+        var connections = server.connections.makeAsyncIterator()
+        let accepted = try #require(await connections.next())
+        let count = 3000
+        for index in 0..<count { try client.enqueue(Self.message(index)) }
+        var received = 0
+        for try await message in accepted.inbound {
+            #expect(message == Self.message(received))
+            received += 1
+            if received == count { break }
+        }
+        #expect(received == count)
+        await client.close()
+        await accepted.close()
+        await server.close()
+    }
+}

@@ -1,0 +1,88 @@
+import CastTestSupport
+import Foundation
+import Testing
+
+/// The `cast-receiver` program at its file-descriptor limit (set with `prlimit`): accept pauses
+/// with a typed log line instead of spinning, and senders are served again once descriptors free up.
+@Suite(
+    "cast-receiver at its descriptor limit", .timeLimit(.minutes(2)),
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "needs prlimit (util-linux)"))
+struct ReceiverDescriptorLimitTests {
+    @Test("accept backs off once per second at EMFILE, and a sender is served after descriptors free up")
+    func acceptBacksOff() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("cast-receiver-emfile-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let receiver = try ChildProcess(
+            TestPaths.program("cast-receiver"), ["--port", "0", "--latency-ms", "0", "--log", log.path])
+        defer { kill(receiver.pid, SIGKILL) }
+        guard let ready = await receiver.waitForLine(where: { $0.contains("listening on") }),
+            let port = ready.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+        else {
+            _ = await receiver.terminate()
+            throw HarnessError(message: "cast-receiver did not start: \(receiver.errorOutput)")
+        }
+        // The limit is set once it runs, so that exactly 10 descriptor numbers are free below it (what
+        // it inherited from this test process varies, with gaps): 40 connections exhaust them.
+        let numbers = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(receiver.pid)/fd").compactMap { Int($0) })
+        var maximum = 0  // RLIMIT_NOFILE bounds descriptor numbers: the first number with ten free ones below it
+        var free = 0
+        while free < 10 {
+            if !numbers.contains(maximum) { free += 1 }
+            maximum += 1
+        }
+        let prlimit = try await runProgram("/usr/bin/prlimit", ["--pid", String(receiver.pid), "--nofile=\(maximum):\(maximum)"])
+        #expect(prlimit.status == 0, "prlimit: \(prlimit.stderr)")
+        let started = ContinuousClock.now
+        // More raw TCP connections than descriptors, all in the backlog at once (a loopback connect
+        // completes in the kernel); they never speak TLS.
+        let raw = try (0..<40).map { _ in try RawTCPConnection(port: port) }
+        var text = ""
+        for _ in 0..<600 where !text.contains("accept failed") {
+            try await Task.sleep(for: .milliseconds(50))  // the log is a file: read it again
+            text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        }
+        let openNow = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(receiver.pid)/fd").count) ?? -1
+        try #require(text.contains("accept failed"), "no accept failure logged; \(openNow) descriptors open (limit \(maximum)); log: \(text.suffix(2000))")
+        #expect(text.contains("reason=acceptFailed"))
+        #expect(text.contains("Too many open files"))
+        try await Task.sleep(for: .seconds(2))  // let a busy loop show itself, were there one
+        for connection in raw { connection.close() }
+        let status = try await runProgram(
+            TestPaths.program("castctl"), ["status", "--host", "127.0.0.1", "--port", String(port), "--timeout", "60"])
+        #expect(status.status == 0, "castctl: \(status.stderr)")
+        let elapsed = started.duration(to: .now)
+        text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        let pauses = text.split(separator: "\n").filter { $0.contains("accept failed") }.count
+        // At most one pause per second of back-off: a busy accept loop logs thousands per second.
+        #expect(pauses <= Int(elapsed.components.seconds) + 1, "\(pauses) accept failures in \(elapsed)")
+        _ = await receiver.terminate()
+    }
+}
+
+/// A plain TCP connection to loopback, made with a blocking connect.
+final class RawTCPConnection {
+    private var fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError(message: "socket() failed: \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            Glibc.close(fd)
+            throw HarnessError(message: "connect() failed: \(errno)")
+        }
+    }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    deinit { close() }
+}
