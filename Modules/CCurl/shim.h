@@ -1,5 +1,6 @@
 // C shim for libcurl: the header plus typed wrappers for curl_easy_setopt and curl_easy_getinfo,
-// which are variadic and cannot be called from Swift. Imported only by CastMetadata.
+// which are variadic and cannot be called from Swift, and for the multi interface's messages (a
+// struct with a union). Imported only by CastMetadata.
 //
 // libcurl is the library FoundationNetworking (URLSession on Linux) already links; Castor calls it
 // directly where URLSession cannot bound a download: URLSession decodes gzip inside libcurl and
@@ -12,7 +13,6 @@
 #include <curl/curl.h>
 
 typedef size_t (*castor_curl_write_callback)(char *data, size_t size, size_t count, void *user);
-typedef int (*castor_curl_progress_callback)(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
 
 static inline CURLcode castor_curl_set_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
@@ -29,9 +29,6 @@ static inline CURLcode castor_curl_set_pointer(CURL *handle, CURLoption option, 
 static inline CURLcode castor_curl_set_write_callback(CURL *handle, castor_curl_write_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
 }
-static inline CURLcode castor_curl_set_progress_callback(CURL *handle, castor_curl_progress_callback callback) {
-    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
-}
 /// The last response's HTTP status (0 when none).
 static inline long castor_curl_response_code(CURL *handle) {
     long code = 0;
@@ -44,6 +41,27 @@ static inline const char *castor_curl_redirect_url(CURL *handle) {
     curl_easy_getinfo(handle, CURLINFO_REDIRECT_URL, &url);
     return url;
 }
+/// Global set-up (reference counted by libcurl; thread-safe since 7.84).
+static inline CURLcode castor_curl_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT); }
+/// The next finished transfer of a multi handle (its result in `result`), or NULL when none is left.
+static inline CURL *castor_curl_multi_next_done(CURLM *multi, CURLcode *result) {
+    int left = 0;
+    CURLMsg *message;
+    while ((message = curl_multi_info_read(multi, &left)) != NULL) {
+        if (message->msg == CURLMSG_DONE) {
+            *result = message->data.result;
+            return message->easy_handle;
+        }
+    }
+    return NULL;
+}
+/// Names the calling thread (at most 15 characters) so `/proc/self/task/*/comm` and debuggers show
+/// it; the download driver's thread calls it. Declared here because glibc declares it only under
+/// `_GNU_SOURCE`, which Swift's Glibc module is not built with (and Foundation's `Thread.name` does
+/// not reach the kernel on Linux).
+extern int pthread_setname_np(unsigned long thread, const char *name);
+extern unsigned long pthread_self(void);
+static inline void castor_name_current_thread(const char *name) { (void)pthread_setname_np(pthread_self(), name); }
 /// `CURL_WRITEFUNC_ERROR` is a macro (7.87+); 0 aborts as well on every version.
 static inline size_t castor_curl_write_abort(void) { return 0; }
 

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A real HTTP server on loopback that misbehaves on purpose, for download tests: bodies that
 /// never end, drip a byte a second, announce more than they send, decode into far more than they
-/// send (a gzip bomb), or redirect where no one should follow.
+/// send (a gzip bomb), headers that never finish, silence, or redirects where no one should follow.
 ///
 /// Each connection reads one request and answers with the behaviour chosen for its path; every
 /// connection runs on a thread of its own and ends when the client goes away.
@@ -18,20 +18,49 @@ public final class HostileHTTPServer: Sendable {
         case drip(body: [UInt8])
         /// Reads the request and never answers.
         case silent
+        /// Sends the status line and headers one byte a second, and never finishes them.
+        case slowHeaders
     }
 
     /// The port it listens on.
     public let port: Int
-    private let listener: Int32
     private let routes: @Sendable (String) -> Behaviour
-    private let open = Mutex<Set<Int32>>([])
+    /// The listening socket and the accepted ones, under one lock: a descriptor is shut down only
+    /// while it is known to be open, and closed only by the thread that owns it, so a number the
+    /// kernel hands out again (to an event loop's socket in the same process) is never touched.
+    private struct Sockets {
+        var listener: Int32
+        var clients: Set<Int32> = []
+        var stopped = false
+    }
+    private let sockets: Mutex<Sockets>
+    private struct Requests {
+        var count = 0
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+    private let requests = Mutex(Requests())
+
+    /// Requests read so far (of any path).
+    public var requestCount: Int { requests.withLock { $0.count } }
+
+    /// Suspends until at least `count` requests have been read.
+    public func waitForRequests(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = requests.withLock { requests -> Bool in
+                if requests.count >= count { return true }
+                requests.waiters.append((count, continuation))
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
 
     /// `http://127.0.0.1:port` + `path`.
     public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// Starts listening on a free loopback port; `routes` picks the behaviour for each request path.
     public init(routes: @escaping @Sendable (String) -> Behaviour) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ChildProcessError(message: "socket() failed: \(errno)") }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -48,39 +77,67 @@ public final class HostileHTTPServer: Sendable {
             close(fd)
             throw ChildProcessError(message: "cannot listen on loopback: \(errno)")
         }
-        listener = fd
+        sockets = Mutex(Sockets(listener: fd))
         port = Int(UInt16(bigEndian: address.sin_port))
         self.routes = routes
-        Thread.detachNewThread { [self] in acceptLoop() }
+        Thread.detachNewThread { [self] in acceptLoop(fd) }
     }
 
-    /// Stops listening and closes every connection.
+    /// Stops listening and ends every connection (idempotent). The threads that own the
+    /// descriptors close them once their blocking call returns.
     public func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for fd in open.withLock({ $0 }) { shutdown(fd, Int32(SHUT_RDWR)) }
+        sockets.withLock { sockets in
+            guard !sockets.stopped else { return }
+            sockets.stopped = true
+            if sockets.listener >= 0 { shutdown(sockets.listener, Int32(SHUT_RDWR)) }
+            for fd in sockets.clients { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
     }
 
     deinit { stop() }
 
-    private func acceptLoop() {
+    private func acceptLoop(_ listener: Int32) {
         while true {
             let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
+            if client < 0 && errno == EINTR { continue }
+            if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }  // not inherited by a child process we spawn
+            let admitted = sockets.withLock { sockets -> Bool in
+                guard client >= 0, !sockets.stopped else { return false }
+                sockets.clients.insert(client)
+                return true
+            }
+            guard admitted else {
+                if client >= 0 { close(client) }
+                sockets.withLock { sockets in  // stop() shut it down to end accept(), or accept failed
+                    close(sockets.listener)
+                    sockets.listener = -1
+                }
                 return
             }
-            open.withLock { _ = $0.insert(client) }
             Thread.detachNewThread { [self] in
                 serve(client)
-                open.withLock { _ = $0.remove(client) }
-                close(client)
+                sockets.withLock { sockets in
+                    sockets.clients.remove(client)
+                    close(client)  // under the lock: stop() cannot shut down a number reused meanwhile
+                }
             }
         }
     }
 
     private func serve(_ fd: Int32) {
         guard let path = readRequestPath(fd) else { return }
+        let ready = requests.withLock { requests -> [CheckedContinuation<Void, Never>] in
+            requests.count += 1
+            let count = requests.count
+            var ready: [CheckedContinuation<Void, Never>] = []
+            requests.waiters.removeAll { waiter in
+                guard waiter.count <= count else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready
+        }
+        for waiter in ready { waiter.resume() }
         switch routes(path) {
         case .respond(let status, let headers, let body):
             var head = "HTTP/1.1 \(status) \(status < 400 ? "OK" : "Error")\r\nConnection: close\r\n"
@@ -95,6 +152,11 @@ public final class HostileHTTPServer: Sendable {
         case .drip(let body):
             guard sendAll(fd, Array("HTTP/1.1 200 OK\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)) else { return }
             for byte in body {
+                guard sendAll(fd, [byte]) else { return }
+                sleep(1)
+            }
+        case .slowHeaders:
+            for byte in Array("HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nX-Padding: ".utf8) + Array(repeating: UInt8(ascii: "x"), count: 1 << 20) {
                 guard sendAll(fd, [byte]) else { return }
                 sleep(1)
             }

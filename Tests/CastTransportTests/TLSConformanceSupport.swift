@@ -150,6 +150,7 @@ struct OurTLSSide {
     static func client(port: Int) async throws -> OurTLSSide {
         let probe = TLSProbe()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(60))  // NIO's 10 s default ran out under make test's load; nothing here is timed
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try install(on: channel, role: .client, probe: probe) }
