@@ -172,7 +172,8 @@ public enum Playlist {
         let lower = text.lowercased()
         if lower.hasPrefix("file://") {
             var path = String(text.dropFirst("file://".count))
-            if !path.hasPrefix("/"), let slash = path.firstIndex(of: "/") { path = String(path[slash...]) }  // file://host/path
+            // file://host/path; a file URL's path is absolute, and with none (`file://`, `file://host`) it is the root.
+            if !path.hasPrefix("/") { path = path.firstIndex(of: "/").map { String(path[$0...]) } ?? "/" }
             return .file(PathText.normalize(RequestTarget.percentDecode(path) ?? path))
         }
         if hasScheme(text) { return .url(text) }

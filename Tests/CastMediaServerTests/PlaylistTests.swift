@@ -94,4 +94,15 @@ struct PlaylistTests {
                                             baseDirectory: "/")
         #expect(entries.first?.title == "Café")
     }
+
+    /// Found by FuzzPlaylist (issue 22): `file://` with no path, or only a host, gave the relative location `.`
+    /// (the current directory). A file URL's path is absolute: with none, it is the root.
+    @Test func fileURLWithoutAPathIsTheRoot() throws {
+        let found: [UInt8] = [0x0A, 0x0A, 0x00, 0x0D] + Array("file://".utf8)  // minimized to `file://`
+        let entries = try Playlist.parseM3U(TextDecoding.decode(found), baseDirectory: "/media/fuzz")
+        #expect(entries.map(\.location) == [.file("/media/fuzz/\u{0}"), .file("/")])
+        #expect(try Playlist.parseM3U("file://", baseDirectory: "/media/fuzz").map(\.location) == [.file("/")])
+        let more = try Playlist.parseM3U("file://host\nfile://host/a/../b.mp3\nfile://./x\nFILE://", baseDirectory: "/m")
+        #expect(more.map(\.location) == [.file("/"), .file("/b.mp3"), .file("/x"), .file("/")])
+    }
 }
