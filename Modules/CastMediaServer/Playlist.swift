@@ -63,7 +63,7 @@ public enum Playlist {
                     let comma = info.firstIndex(of: ",")
                     let head = comma.map { info[..<$0] } ?? info
                     let seconds = head.split(separator: " ").first.flatMap { Double($0) }
-                    pendingDuration = seconds.flatMap { $0 > 0 ? $0 : nil }
+                    pendingDuration = seconds.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }  // `inf`, `1e400`: unknown
                     let title = comma.map { String(info[info.index(after: $0)...]).trimmedWhitespace() } ?? ""
                     pendingTitle = title.isEmpty ? nil : title
                 }
@@ -99,7 +99,7 @@ public enum Playlist {
             let value = String(line[line.index(after: equals)...]).trimmedWhitespace()
             for (prefix, apply) in [("file", { (n: Int) in files[n] = value }),
                                     ("title", { (n: Int) in titles[n] = value }),
-                                    ("length", { (n: Int) in if let seconds = Double(value), seconds > 0 { lengths[n] = seconds } })]
+                                    ("length", { (n: Int) in if let seconds = Double(value), seconds.isFinite, seconds > 0 { lengths[n] = seconds } })]
             where key.hasPrefix(prefix) {
                 if let number = Int(key.dropFirst(prefix.count)) { apply(number) }
             }
