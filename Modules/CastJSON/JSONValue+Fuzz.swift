@@ -9,7 +9,8 @@ import Foundation
 /// - Encodings: Castor reads UTF-8 only (RFC 8259 §8.1); Foundation also detects UTF-16 and UTF-32 from a
 ///   byte-order mark or from NUL bytes among the first four. Such inputs must be rejected by Castor and are not compared.
 /// - A leading UTF-8 byte-order mark is skipped by both.
-/// - Foundation drops an unescaped U+FEFF at the start of a string or key; Castor keeps it, as `JSONDecoder` does.
+/// - Foundation on Linux drops a raw U+FEFF at the start of a string or key and after each escape sequence; Castor
+///   keeps it, as `JSONDecoder` does. Strings and keys are compared without U+FEFF.
 /// - Duplicate keys: the last value wins in both.
 /// - Numbers: Castor keeps a `Double` (correctly rounded); Foundation keeps 64-bit integers exactly and larger
 ///   or longer numbers as `Decimal` (38 digits). Integers and doubles must be equal as `Double`s; a `Decimal`
@@ -52,38 +53,16 @@ enum JSONDifferential {
         }
     }
 
-    /// The first difference between Castor's value and Foundation's object, allowing for Foundation dropping the
-    /// leading U+FEFF of strings (see ``foundationView(of:)``).
+    /// The first difference between Castor's value and Foundation's object.
     static func compare(_ value: JSONValue, _ object: Any) -> String? {
-        guard let difference = difference(value, object, path: "$") else { return nil }
-        guard let view = foundationView(of: value), view != value else { return difference }
-        return self.difference(view, object, path: "$")
+        difference(value, object, path: "$")
     }
 
-    /// Castor's value as `JSONSerialization` on Linux returns it: it drops one unescaped U+FEFF at the start of a
-    /// string or key (`JSONDecoder` keeps it, as Castor does). `nil` when two keys of an object become one, which
-    /// leaves Foundation's member order-dependent.
-    static func foundationView(of value: JSONValue) -> JSONValue? {
-        func drop(_ string: String) -> String {
-            string.unicodeScalars.first == "\u{FEFF}" ? String(string.unicodeScalars.dropFirst()) : string
-        }
-        switch value {
-        case .string(let string): return .string(drop(string))
-        case .array(let elements):
-            var result: [JSONValue] = []
-            for element in elements {
-                guard let view = foundationView(of: element) else { return nil }
-                result.append(view)
-            }
-            return .array(result)
-        case .object(let members):
-            var result: [String: JSONValue] = [:]
-            for (key, member) in members {
-                guard let view = foundationView(of: member), result.updateValue(view, forKey: drop(key)) == nil else { return nil }
-            }
-            return .object(result)
-        default: return value
-        }
+    /// A string as compared: `JSONSerialization` on Linux drops a raw U+FEFF at the start of a string and after
+    /// each escape sequence (`JSONDecoder` keeps them, as Castor does), so strings and keys are compared without
+    /// U+FEFF.
+    static func comparable(_ string: String) -> String {
+        string.unicodeScalars.contains("\u{FEFF}") ? String(String.UnicodeScalarView(string.unicodeScalars.filter { $0 != "\u{FEFF}" })) : string
     }
 
     /// Whether Foundation's encoding detection picks UTF-16 or UTF-32 for `bytes`.
@@ -109,7 +88,7 @@ enum JSONDifferential {
             return number.doubleValue == double ? nil : "\(path): \(double) against \(number) (\(String(cString: number.objCType)))"
         case .string(let string):
             guard let theirs = object as? String else { return "\(path): \(string.debugDescription) against \(object)" }
-            return Array(string.unicodeScalars) == Array(theirs.unicodeScalars)
+            return Array(comparable(string).unicodeScalars) == Array(comparable(theirs).unicodeScalars)
                 ? nil : "\(path): \(string.debugDescription) against \(theirs.debugDescription)"
         case .array(let elements):
             guard let theirs = object as? [Any] else { return "\(path): array against \(object)" }
@@ -120,9 +99,15 @@ enum JSONDifferential {
             return nil
         case .object(let members):
             guard let theirs = object as? [String: Any] else { return "\(path): object against \(object)" }
-            guard members.count == theirs.count else { return "\(path): \(members.count) members against \(theirs.count)" }
-            for (key, member) in members {
-                guard let other = theirs[key] else { return "\(path): member \(key.debugDescription) missing in Foundation's" }
+            // Keys as compared; when dropping U+FEFF merges two keys, the member Foundation kept depends on the
+            // order of the text, which the values no longer have: such an object is not compared further.
+            var ours: [String: JSONValue] = [:]
+            var others: [String: Any] = [:]
+            for (key, member) in members where ours.updateValue(member, forKey: comparable(key)) != nil { return nil }
+            for (key, member) in theirs where others.updateValue(member, forKey: comparable(key)) != nil { return nil }
+            guard ours.count == others.count else { return "\(path): \(members.count) members against \(theirs.count)" }
+            for (key, member) in ours {
+                guard let other = others[key] else { return "\(path): member \(key.debugDescription) missing in Foundation's" }
                 if let difference = difference(member, other, path: "\(path).\(key)") { return difference }
             }
             return nil

@@ -38,6 +38,15 @@ import Testing
         #expect(try JSONDecoder().decode([String: String].self, from: Data(found)) == ["\u{FEFF}type": "RECEIVER_STATUS"])
         #expect(JSONDifferential.disagreement(found) == nil)
         #expect(JSONDifferential.disagreement(Self.bytes(#"["\ufeffescaped", "x\#u{FEFF}"]"#)) == nil)
+        // Found by the campaign, minimized: Foundation also drops a raw U+FEFF right after an escape sequence.
+        let afterEscape: [UInt8] = [0x22, 0x5C, 0x62, 0xEF, 0xBB, 0xBF, 0x22]  // "\b<U+FEFF>"
+        #expect(try JSONValue(parsing: Data(afterEscape)) == .string("\u{8}\u{FEFF}"))
+        #expect(try JSONSerialization.jsonObject(with: Data(afterEscape), options: .fragmentsAllowed) as? String == "\u{8}")
+        #expect(try JSONDecoder().decode(String.self, from: Data(afterEscape)) == "\u{8}\u{FEFF}")
+        #expect(JSONDifferential.disagreement(afterEscape) == nil)
+        #expect(JSONDifferential.disagreement(Self.bytes(#"{"\#u{FEFF}a":1,"a":2}"#)) == nil)
+        // A real difference is still one.
+        #expect(JSONDifferential.compare(.string("\u{FEFF}a"), "b") != nil)
     }
 
     /// Found while building the FuzzJSON differential (issue 22): a UTF-8 byte-order mark before the value. RFC 8259 §8.1 lets a parser ignore
