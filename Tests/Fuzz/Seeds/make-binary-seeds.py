@@ -68,3 +68,12 @@ write("FuzzCastFrame", "device-auth.bin", frame(auth))
 write("FuzzCastFrame", "unusual-but-valid.bin", frame(unusual))
 write("FuzzCastFrame", "body-only.bin", connect)
 write("FuzzCastFrame", "two-frames.bin", frame(connect) + frame(status))
+
+write("FuzzAuthResponse", "response.bin", response)
+write("FuzzAuthResponse", "error.bin", error)
+
+txt = b"".join(bytes([len(s)]) + s for s in [
+    b"id=4e2b8a1a3c6f9e0d7b5a2c1e8f6d4b3a", b"cd=3F1A2B3C4D5E6F708192A3B4C5D6E7F8", b"rm=", b"ve=05",
+    b"md=Chromecast Ultra", b"ic=/setup/icon.png", b"fn=Living Room TV", b"ca=201221", b"st=0", b"bs=FA8FCA7EE8C2",
+    b"nf=1", b"rs=", b"flag", b"=novalue"])
+write("FuzzTXTRecord", "chromecast.bin", txt)
