@@ -133,8 +133,9 @@ extension CastMessage {
     /// - unknown fields of every wire type are skipped, groups (wire types 3 and 4) included, after
     ///   checking that they are well formed: an end-group tag must close the innermost open group, and
     ///   groups nest at most ``maximumGroupDepth`` deep;
-    /// - a field tag is at most five bytes and fits in 32 bits; other varints are at most ten bytes
-    ///   (bits past the 64th are dropped); field number 0 and wire types 6 and 7 are malformed;
+    /// - a field tag of the message is at most five bytes and fits in 32 bits (inside a group, any varint
+    ///   below 2³² − 1); other varints are at most ten bytes (bits past the 64th are dropped); field
+    ///   number 0 and wire types 6 and 7 are malformed;
     /// - an enum's varint is truncated to 32 bits; an unknown value is kept as an unknown field and
     ///   leaves the field as it was, so a required enum that only ever had unknown values is missing;
     /// - `string` fields hold any valid UTF-8, NUL and control characters included;
