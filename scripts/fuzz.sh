@@ -40,7 +40,9 @@ configuration="${FUZZ_CONFIGURATION:-release}"
 # libFuzzer's own handler reports the stack.
 export SWIFT_BACKTRACE=enable=no
 
-all_targets() { (cd Tests/Fuzz/Sources && ls -d Fuzz* 2>/dev/null) | sort; }
+# Every directory Tests/Fuzz/Sources/Fuzz<Name> whose name is a Swift identifier (letters, digits, `_`:
+# FuzzMP4Duration, FuzzID3v2 are targets as much as FuzzJSON).
+all_targets() { (cd Tests/Fuzz/Sources && ls -d Fuzz* 2>/dev/null) | grep -E '^Fuzz[A-Za-z0-9_]+$' | sort; }
 
 build() {
   # SwiftPM passes `--sanitize` values to the compiler as separate `-sanitize=` flags, in an order
@@ -88,7 +90,8 @@ corpus_coverage() {
   local out
   # shellcheck disable=SC2086
   out=$("$bin" -runs=0 $(common_args) $dirs 2>&1 || true)
-  grep -m1 -oE "cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[0-9]+[a-zA-Z]*" <<<"$out" || echo "cov: ? ft: ? corp: ?"
+  # The INITED line, not a `pulse` line that libFuzzer may print while it is still loading the corpus.
+  grep -m1 -E "INITED cov:" <<<"$out" | grep -oE "cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[0-9]+[a-zA-Z]*" || echo "cov: ? ft: ? corp: ?"
 }
 
 merge_target() {
