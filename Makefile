@@ -34,7 +34,7 @@ fuzz: bootstrap-build
 fuzz-short: bootstrap-build
 	scripts/fuzz.sh run $(FUZZ_SECONDS)
 
-## A campaign: every fuzz target in turn for FUZZ_HOURS in total, merged into Tests/Fuzz/Corpus (Docs/Fuzzing.md).
+## A campaign: every fuzz target in turn for FUZZ_HOURS in total, merged into Tests/Fuzz/Corpus (Modules/Castor/Castor.docc/Fuzzing.md).
 fuzz-long: bootstrap-build
 	nice -n 19 scripts/fuzz.sh campaign $(FUZZ_HOURS)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds Castor's libFuzzer targets (Tests/Fuzz) and runs them. See Docs/Fuzzing.md.
+# Builds Castor's libFuzzer targets (Tests/Fuzz) and runs them. See Modules/Castor/Castor.docc/Fuzzing.md.
 #
 #   scripts/fuzz.sh build                         build every target (instrumented for libFuzzer and AddressSanitizer)
 #   scripts/fuzz.sh list                          print the target names

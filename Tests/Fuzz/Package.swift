@@ -2,7 +2,7 @@
 //
 // libFuzzer targets for Castor's parsers. Not part of the main package: each target has no
 // `main` (libFuzzer provides it), so it only links when built with `-sanitize=fuzzer`.
-// Build and run through `scripts/fuzz.sh` (`make fuzz-short`, `make fuzz-long`); see Docs/Fuzzing.md.
+// Build and run through `scripts/fuzz.sh` (`make fuzz-short`, `make fuzz-long`); see Modules/Castor/Castor.docc/Fuzzing.md.
 //
 // Targets are found, not listed: every directory `Sources/Fuzz<Name>/` is an executable target, and
 // it depends on the Castor products its Swift files import (`import CastJSON`,
