@@ -5,7 +5,7 @@ import Foundation
 /// rejects, or they read different values. Whatever parses is also written by ``JSONValue/serialized()``
 /// and must read back, by both parsers, as the same value.
 ///
-/// The differences between the two are decided, not ignored (see `Docs/Fuzzing.md`):
+/// The differences between the two are decided, not ignored (see the Fuzzing article in the Castor catalogue):
 /// - Encodings: Castor reads UTF-8 only (RFC 8259 §8.1); Foundation also detects UTF-16 and UTF-32 from a
 ///   byte-order mark or from NUL bytes among the first four. Such inputs must be rejected by Castor and are not compared.
 /// - A leading UTF-8 byte-order mark is skipped by both.
@@ -14,7 +14,8 @@ import Foundation
 /// - Duplicate keys: the last value wins in both.
 /// - Numbers: Castor keeps a `Double` (correctly rounded); Foundation keeps 64-bit integers exactly and larger
 ///   or longer numbers as `Decimal` (38 digits). Integers and doubles must be equal as `Double`s; a `Decimal`
-///   must be within 1e-9 of Castor's value, relatively. Numbers beyond `Double`'s range are rejected by both.
+///   must be within 1e-9 of Castor's value, relatively. Numbers beyond `Double`'s range are rejected by both,
+///   except that Foundation never converts (so never rejects) a value shadowed by a later duplicate key.
 /// - Strings are compared scalar by scalar (not by Swift's canonical equivalence); keys are looked up as
 ///   `Dictionary` does, so keys that are canonically equivalent are one key in both.
 @_spi(Fuzzing) public func fuzzJSON(_ bytes: [UInt8]) {
@@ -49,8 +50,24 @@ enum JSONDifferential {
         case (.success(let value), .failure(let error)):
             return "Castor accepted \(value); JSONSerialization rejected it: \(error)"
         case (.failure(let error), .success(let object)):
+            // Foundation converts a number only when it builds the value: one shadowed by a later duplicate key
+            // is never converted, so `{"a":1e400,"a":2}` reads as `["a": 2]`. Castor rejects every number it
+            // cannot represent, wherever it is. The inputs agree if they do once that number is `0`.
+            if let shadowed = withUnrepresentableNumberZeroed(bytes, error) { return disagreement(shadowed) }
             return "Castor rejected what JSONSerialization reads as \(object): \(error)"
         }
+    }
+
+    /// `bytes` with the number that `error` reports as not representable (`Number 1e400 is not representable at
+    /// byte N`, N its end) replaced by `0`, or `nil` when `error` is about something else.
+    static func withUnrepresentableNumberZeroed(_ bytes: [UInt8], _ error: JSONError) -> [UInt8]? {
+        let message = error.message
+        guard let number = message.range(of: "Number "), let rest = message.range(of: " is not representable at byte "),
+              number.upperBound <= rest.lowerBound, let end = Int(message[rest.upperBound...]) else { return nil }
+        let text = Array(message[number.upperBound..<rest.lowerBound].utf8)
+        let start = end - text.count
+        guard start >= 0, end <= bytes.count, Array(bytes[start..<end]) == text else { return nil }
+        return Array(bytes[..<start]) + [UInt8(ascii: "0")] + Array(bytes[end...])
     }
 
     /// The first difference between Castor's value and Foundation's object.

@@ -49,6 +49,24 @@ import Testing
         #expect(JSONDifferential.compare(.string("\u{FEFF}a"), "b") != nil)
     }
 
+    /// Found by the FuzzJSON campaign of 2026-11-23 (minimized from 429 bytes): `JSONSerialization` on Linux converts
+    /// a number only when it builds the value, so an out-of-range number shadowed by a later duplicate key is
+    /// never converted and never rejected. Castor rejects it, as it rejects every number it cannot represent.
+    @Test func anUnrepresentableNumberShadowedByADuplicateKey() throws {
+        let found = Self.bytes(#"[{"dup":1e309,"dup":2}]"#)
+        #expect(try JSONSerialization.jsonObject(with: Data(found)) as? [[String: Int]] == [["dup": 2]])
+        #expect(throws: JSONError.self) { try JSONValue(parsing: Data(found)) }
+        #expect(JSONDifferential.disagreement(found) == nil)
+        #expect(JSONDifferential.disagreement(Self.bytes(#"{"a":-1e400,"b":{"a":1e999,"a":[]},"a":1}"#)) == nil)
+        // Not shadowed: Foundation rejects it too.
+        #expect(throws: (any Error).self) { try JSONSerialization.jsonObject(with: Data(#"{"dup":2,"dup":1e309}"#.utf8)) }
+        #expect(JSONDifferential.disagreement(Self.bytes(#"{"dup":2,"dup":1e309}"#)) == nil)
+        // Zeroing only ever removes that one difference: a number Foundation did read is still compared.
+        let error = JSONError(code: .malformed, message: "Invalid JSON: Number 1e309 is not representable at byte 13")
+        #expect(JSONDifferential.withUnrepresentableNumberZeroed(found, error) == Self.bytes(#"[{"dup":0,"dup":2}]"#))
+        #expect(JSONDifferential.withUnrepresentableNumberZeroed(found, JSONError(code: .malformed, message: "Invalid JSON: Expected a digit at byte 3")) == nil)
+    }
+
     /// Found while building the FuzzJSON differential (issue 22): a UTF-8 byte-order mark before the value. RFC 8259 §8.1 lets a parser ignore
     /// it; `JSONSerialization` and `JSONDecoder` do, and so does Castor now (it rejected the text before).
     @Test func aLeadingByteOrderMarkIsSkipped() throws {
