@@ -1,9 +1,10 @@
 # Castor for Linux. `make demo` runs the main job; `make test` runs every test.
 SWIFT ?= swift
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 10
+FUZZ_HOURS ?= 12
 export CASTOR_PYTHON := $(CURDIR)/.venv/bin/python
 
-.PHONY: demo test build bootstrap-build bootstrap-test fuzz fuzz-short bench docs new-user-package format clean
+.PHONY: demo test build bootstrap-build bootstrap-test fuzz fuzz-short fuzz-long bench docs new-user-package format clean
 
 bootstrap-build:
 	@scripts/bootstrap.sh build
@@ -28,12 +29,17 @@ test: bootstrap-test
 	$(MAKE) docs
 	$(MAKE) fuzz-short
 
-## Long fuzzing session of every fuzz target (Ctrl-C to stop).
+## Fuzz the first fuzz target until Ctrl-C (scripts/fuzz.sh run 0 TARGET for another).
 fuzz: bootstrap-build
 	scripts/fuzz.sh run 0
 
+## FUZZ_SECONDS per fuzz target, from the committed corpus (part of `make test`).
 fuzz-short: bootstrap-build
 	scripts/fuzz.sh run $(FUZZ_SECONDS)
+
+## A campaign: every fuzz target in turn for FUZZ_HOURS in total, merged into Tests/Fuzz/Corpus (Modules/Castor/Castor.docc/Fuzzing.md).
+fuzz-long: bootstrap-build
+	nice -n 19 scripts/fuzz.sh campaign $(FUZZ_HOURS)
 
 bench: bootstrap-test
 	scripts/bench.sh

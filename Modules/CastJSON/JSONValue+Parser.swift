@@ -5,8 +5,8 @@ import Foundation
 /// `JSONDecoder` decoding a `JSONValue` has to guess each value's type by trying Bool, Double, String,
 /// array and object in turn, and every wrong guess throws: a 5 KB MEDIA_STATUS took milliseconds.
 /// This parser reads each value once. It accepts exactly what `JSONDecoder` accepts by default (any
-/// top-level value, a trailing comma after the last member or element, no comments, valid UTF-8,
-/// finite numbers) and nests at most
+/// top-level value, a leading UTF-8 byte-order mark, a trailing comma after the last member or element,
+/// no comments, valid UTF-8, finite numbers) and nests at most
 /// ``maxDepth`` levels deep.
 struct JSONParser {
     /// The deepest nesting accepted, like `JSONDecoder`'s limit; deeper input is malformed.
@@ -34,6 +34,8 @@ struct JSONParser {
 
     private static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONValue {
         var parser = JSONParser(buffer)
+        // A UTF-8 byte-order mark may be ignored (RFC 8259 §8.1); JSONDecoder and JSONSerialization skip it.
+        if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
         parser.skipWhitespace()
         let value = try parser.parseValue()
         parser.skipWhitespace()

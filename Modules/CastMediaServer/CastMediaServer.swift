@@ -100,11 +100,7 @@ public final class CastMediaServer: Sendable {
         let registry = Registry()
         let connections = ConnectionSet()
         let threadPool = NIOThreadPool.singleton
-        var decoderLimits = NIOHTTPDecoderLimitConfiguration()
-        decoderLimits.maxHeaderFieldSize = configuration.maximumHeaderBytes
-        decoderLimits.maxHeaderListSize = configuration.maximumHeaderBytes
-        decoderLimits.maxHeaderFieldCount = 256
-        let limits = decoderLimits
+        let limits = Self.decoderLimits(maximumHeaderBytes: configuration.maximumHeaderBytes)
         let clock = configuration.clock
         let timeout = configuration.idleTimeout
         let logger = configuration.logger
@@ -126,13 +122,9 @@ public final class CastMediaServer: Sendable {
                         task.cancel()
                         connections.remove(channel)
                     }
-                    let sync = channel.pipeline.syncOperations
-                    try sync.configureHTTPServerPipeline(
-                        withPipeliningAssistance: true, withErrorHandling: false, withOutboundHeaderValidation: true,
-                        withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
-                    try sync.addHandler(ProtocolErrorHandler())
-                    try sync.addHandler(
-                        MediaRequestHandler(registry: registry, threadPool: threadPool, activity: activity, logger: logger))
+                    try Self.configureConnection(
+                        channel.pipeline.syncOperations, limits: limits,
+                        handler: MediaRequestHandler(registry: registry, threadPool: threadPool, activity: activity, logger: logger))
                 }
             }
         let channel: any Channel
@@ -257,6 +249,27 @@ public final class CastMediaServer: Sendable {
     }
 
     /// One safe path segment: no `/`, `\` or control characters, not `.` or `..`, not empty.
+    /// The HTTP parser's limits: `maximumHeaderBytes` for one field and for the whole head, 256 fields.
+    static func decoderLimits(maximumHeaderBytes: Int) -> NIOHTTPDecoderLimitConfiguration {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldSize = maximumHeaderBytes
+        limits.maxHeaderListSize = maximumHeaderBytes
+        limits.maxHeaderFieldCount = 256
+        return limits
+    }
+
+    /// The handlers of one connection, from the bytes to `handler` (shared with the fuzz target, which feeds them
+    /// arbitrary bytes).
+    static func configureConnection(
+        _ pipeline: ChannelPipeline.SynchronousOperations, limits: NIOHTTPDecoderLimitConfiguration, handler: MediaRequestHandler
+    ) throws {
+        try pipeline.configureHTTPServerPipeline(
+            withPipeliningAssistance: true, withErrorHandling: false, withOutboundHeaderValidation: true,
+            withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
+        try pipeline.addHandler(ProtocolErrorHandler())
+        try pipeline.addHandler(handler)
+    }
+
     static func sanitizedName(_ name: String) -> String {
         var scalars = String.UnicodeScalarView()
         for scalar in name.unicodeScalars {

@@ -4,13 +4,19 @@ public enum HTTPDate {
     private static let longDayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
     private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// Formats seconds since the epoch as an IMF-fixdate, such as `Sun, 06 Nov 1994 08:49:37 GMT`.
+    /// The first and last second an IMF-fixdate can express (its year has four digits).
+    private static let representable: ClosedRange<Int64> = days(fromCivil: 0, 1, 1) * 86_400...(days(fromCivil: 9999, 12, 31) * 86_400 + 86_399)
+
+    /// Formats seconds since the epoch as an IMF-fixdate, such as `Sun, 06 Nov 1994 08:49:37 GMT`. Times before
+    /// the year 0000 or after 9999 are clamped to the first or last second an IMF-fixdate can express.
     public static func format(_ secondsSinceEpoch: Int64) -> String {
-        let days = floorDiv(secondsSinceEpoch, 86_400)
-        let secondOfDay = secondsSinceEpoch - days * 86_400
+        let seconds = min(max(secondsSinceEpoch, representable.lowerBound), representable.upperBound)
+        let days = floorDiv(seconds, 86_400)
+        let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
         let weekday = Int(((days % 7) + 11) % 7)  // 1970-01-01 was a Thursday
-        return "\(dayNames[weekday]), \(pad(day)) \(monthNames[month - 1]) \(year) "
+        let yearText = String(year)
+        return "\(dayNames[weekday]), \(pad(day)) \(monthNames[month - 1]) \(String(repeating: "0", count: 4 - yearText.count) + yearText) "
             + "\(pad(Int(secondOfDay / 3600))):\(pad(Int(secondOfDay / 60 % 60))):\(pad(Int(secondOfDay % 60))) GMT"
     }
 
@@ -22,21 +28,21 @@ public enum HTTPDate {
         let parts = trimmed.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         if parts.count == 6, parts[0].hasSuffix(","), dayNames.contains(String(parts[0].dropLast())), parts[5] == "GMT" {
             // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-            guard parts[1].count == 2, parts[3].count == 4, let day = Int(parts[1]),
-                  let month = monthNames.firstIndex(of: parts[2]), let year = Int(parts[3]) else { return nil }
+            guard parts[1].count == 2, parts[3].count == 4, let day = digits(parts[1]),
+                  let month = monthNames.firstIndex(of: parts[2]), let year = digits(parts[3]) else { return nil }
             return make(year: year, month: month + 1, day: day, time: parts[4])
         }
         if parts.count == 4, parts[0].hasSuffix(","), longDayNames.contains(String(parts[0].dropLast())), parts[3] == "GMT" {
             // rfc850-date: Sunday, 06-Nov-94 08:49:37 GMT; two-digit years within 50 years of now, taken as 1970-2069.
             let date = parts[1].split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-            guard date.count == 3, date[0].count == 2, date[2].count == 2, let day = Int(date[0]),
-                  let month = monthNames.firstIndex(of: date[1]), let yy = Int(date[2]) else { return nil }
+            guard date.count == 3, date[0].count == 2, date[2].count == 2, let day = digits(date[0]),
+                  let month = monthNames.firstIndex(of: date[1]), let yy = digits(date[2]) else { return nil }
             return make(year: yy < 70 ? 2000 + yy : 1900 + yy, month: month + 1, day: day, time: parts[2])
         }
         if parts.count == 5, dayNames.contains(parts[0]) {
             // asctime-date: Sun Nov  6 08:49:37 1994
-            guard let month = monthNames.firstIndex(of: parts[1]), (1...2).contains(parts[2].count), let day = Int(parts[2]),
-                  parts[4].count == 4, let year = Int(parts[4]) else { return nil }
+            guard let month = monthNames.firstIndex(of: parts[1]), (1...2).contains(parts[2].count), let day = digits(parts[2]),
+                  parts[4].count == 4, let year = digits(parts[4]) else { return nil }
             return make(year: year, month: month + 1, day: day, time: parts[3])
         }
         return nil
@@ -44,8 +50,8 @@ public enum HTTPDate {
 
     private static func make(year: Int, month: Int, day: Int, time: String) -> Int64? {
         let fields = time.split(separator: ":", omittingEmptySubsequences: false)
-        guard fields.count == 3, fields.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
-              let hour = Int(fields[0]), let minute = Int(fields[1]), let second = Int(fields[2]),
+        guard fields.count == 3, fields.allSatisfy({ $0.count == 2 }),
+              let hour = digits(fields[0]), let minute = digits(fields[1]), let second = digits(fields[2]),
               (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
               (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month) else { return nil }
         return days(fromCivil: year, month, day) * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59))
@@ -57,6 +63,12 @@ public enum HTTPDate {
         case 4, 6, 9, 11: 30
         default: 31
         }
+    }
+
+    /// The value of ASCII digits only (`Int(_:)` also takes a sign).
+    private static func digits(_ text: some StringProtocol) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int(text)
     }
 
     private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -63,7 +63,7 @@ public enum Playlist {
                     let comma = info.firstIndex(of: ",")
                     let head = comma.map { info[..<$0] } ?? info
                     let seconds = head.split(separator: " ").first.flatMap { Double($0) }
-                    pendingDuration = seconds.flatMap { $0 > 0 ? $0 : nil }
+                    pendingDuration = seconds.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }  // `inf`, `1e400`: unknown
                     let title = comma.map { String(info[info.index(after: $0)...]).trimmedWhitespace() } ?? ""
                     pendingTitle = title.isEmpty ? nil : title
                 }
@@ -99,7 +99,7 @@ public enum Playlist {
             let value = String(line[line.index(after: equals)...]).trimmedWhitespace()
             for (prefix, apply) in [("file", { (n: Int) in files[n] = value }),
                                     ("title", { (n: Int) in titles[n] = value }),
-                                    ("length", { (n: Int) in if let seconds = Double(value), seconds > 0 { lengths[n] = seconds } })]
+                                    ("length", { (n: Int) in if let seconds = Double(value), seconds.isFinite, seconds > 0 { lengths[n] = seconds } })]
             where key.hasPrefix(prefix) {
                 if let number = Int(key.dropFirst(prefix.count)) { apply(number) }
             }
@@ -172,7 +172,8 @@ public enum Playlist {
         let lower = text.lowercased()
         if lower.hasPrefix("file://") {
             var path = String(text.dropFirst("file://".count))
-            if !path.hasPrefix("/"), let slash = path.firstIndex(of: "/") { path = String(path[slash...]) }  // file://host/path
+            // file://host/path; a file URL's path is absolute, and with none (`file://`, `file://host`) it is the root.
+            if !path.hasPrefix("/") { path = path.firstIndex(of: "/").map { String(path[$0...]) } ?? "/" }
             return .file(PathText.normalize(RequestTarget.percentDecode(path) ?? path))
         }
         if hasScheme(text) { return .url(text) }

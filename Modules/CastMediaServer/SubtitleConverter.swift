@@ -130,7 +130,10 @@ public enum SubtitleConverter {
                   let value = Int(fraction) else { return nil }
             millis = value * [100, 10, 1][fraction.count - 1]
         }
-        return ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis
+        // Hours that do not fit in milliseconds (about 2.5 million centuries) make the time malformed.
+        let (hourMillis, overflowed) = hours.multipliedReportingOverflow(by: 3_600_000)
+        let (total, overflowedAgain) = hourMillis.addingReportingOverflow((minutes * 60 + seconds) * 1000 + millis)
+        return overflowedAgain || overflowed ? nil : total
     }
 
     private static let keptTags: Set<String> = ["i", "b", "u"]

@@ -123,11 +123,23 @@ extension CastMessage {
 
     /// Parses and validates a frame body.
     ///
-    /// Accepts exactly what a proto2 parser of `cast_channel.proto` accepts (every required field
-    /// present with a known enum value, valid UTF-8 in `string` fields, unknown fields skipped, a
-    /// repeated field's last value wins), then rejects bodies with an empty source, destination or
-    /// namespace, or whose payload field does not match its payload type (the checks Chrome's
-    /// `IsCastMessageValid` makes).
+    /// Accepts exactly what SwiftProtobuf's proto2 parser of `cast_channel.proto` accepts, and decodes
+    /// the same message, then rejects bodies with an empty source, destination or namespace, or whose
+    /// payload field does not match its payload type (the checks Chrome's `IsCastMessageValid` makes).
+    /// The proto2 rules, each checked against SwiftProtobuf in `WireCodecTests`:
+    /// - fields may come in any order and any number of times; for a non-repeated field the last
+    ///   occurrence wins;
+    /// - a known field whose wire type is not the declared one is an unknown field (skipped), not an error;
+    /// - unknown fields of every wire type are skipped, groups (wire types 3 and 4) included, after
+    ///   checking that they are well formed: an end-group tag must close the innermost open group, and
+    ///   groups nest at most ``maximumGroupDepth`` deep;
+    /// - a field tag of the message is at most five bytes and fits in 32 bits (inside a group, any varint
+    ///   below 2³² − 1); other varints are at most ten bytes (bits past the 64th are dropped); field
+    ///   number 0 and wire types 6 and 7 are malformed;
+    /// - an enum's varint is truncated to 32 bits; an unknown value is kept as an unknown field and
+    ///   leaves the field as it was, so a required enum that only ever had unknown values is missing;
+    /// - `string` fields hold any valid UTF-8, NUL and control characters included;
+    /// - every required field must be present.
     package init(body: [UInt8]) throws(CastTransportError) {
         let result = body.withUnsafeBytes { bytes in
             Result { () throws(CastTransportError) in try CastMessage(bodyBytes: bytes) }
@@ -135,41 +147,41 @@ extension CastMessage {
         self = try result.get()
     }
 
+    /// How deep unknown groups may nest: SwiftProtobuf's default message depth limit (100) counts the
+    /// message itself.
+    package static let maximumGroupDepth = 99
+
     /// Parses and validates a frame body held in `bytes`; see ``init(body:)``.
     package init(bodyBytes bytes: UnsafeRawBufferPointer) throws(CastTransportError) {
         var reader = WireReader(bytes: bytes)
-        var version: UInt64?
-        var payloadType: UInt64?
+        var hasVersion = false
+        var payloadType: Int32?
         var sourceId: String?
         var destinationId: String?
         var namespace: String?
         var text: String?
         var binary: Data?
         while !reader.isAtEnd {
-            let key = try reader.varint()
-            let field = key >> 3
-            let wireType = key & 7
-            guard field != 0 else { throw Self.malformed("field number 0") }
-            switch (field, wireType) {
+            let tag = try reader.topLevelTag()
+            switch (tag.field, tag.wireType) {
             case (Field.protocolVersion, WireType.varint):
-                let value = try reader.varint()
-                if value <= 3 { version = value }  // an unknown enum value leaves the field unset (proto2)
+                // Unknown values (anything but 0...3 after truncation to int32) leave the field as it was.
+                if (0...3).contains(Int32(truncatingIfNeeded: try reader.varint())) { hasVersion = true }
             case (Field.payloadType, WireType.varint):
-                let value = try reader.varint()
-                if value <= 1 { payloadType = value }
+                let value = Int32(truncatingIfNeeded: try reader.varint())
+                if value == 0 || value == 1 { payloadType = value }
             case (Field.sourceId, WireType.lengthDelimited): sourceId = try reader.string()
             case (Field.destinationId, WireType.lengthDelimited): destinationId = try reader.string()
             case (Field.namespace, WireType.lengthDelimited): namespace = try reader.string()
             case (Field.payloadUTF8, WireType.lengthDelimited): text = try reader.string()
             case (Field.payloadBinary, WireType.lengthDelimited): binary = Data(try reader.bytes())
             case (Field.continued, WireType.varint), (Field.remainingLength, WireType.varint): _ = try reader.varint()
-            case (Field.protocolVersion...Field.remainingLength, _):
-                throw Self.malformed("field \(field) has wire type \(wireType)")
             default:
-                try reader.skip(wireType: wireType)
+                // Unknown fields, and known fields with another wire type, which proto2 keeps as unknown fields.
+                try reader.skip(tag)
             }
         }
-        guard version != nil, let payloadType, let sourceId, let destinationId, let namespace else {
+        guard hasVersion, let payloadType, let sourceId, let destinationId, let namespace else {
             throw Self.malformed("a required field is missing")
         }
         guard !sourceId.isEmpty, !destinationId.isEmpty, !namespace.isEmpty else {
@@ -195,6 +207,12 @@ extension CastMessage {
     }
 }
 
+/// A field tag: its number and wire type.
+private struct WireTag {
+    var field: UInt64
+    var wireType: UInt64
+}
+
 /// Reads protobuf wire primitives from a buffer, never past its end.
 private struct WireReader {
     let buffer: UnsafeRawBufferPointer
@@ -204,6 +222,33 @@ private struct WireReader {
 
     var isAtEnd: Bool { index >= buffer.count }
 
+    /// A tag of the message's own fields: at most five bytes and 32 bits (SwiftProtobuf reads these
+    /// with a five-byte parser), field number not 0, wire type 0, 1, 2, 3 or 5 (an end-group tag with no
+    /// open group is malformed).
+    mutating func topLevelTag() throws(CastTransportError) -> WireTag {
+        let start = index
+        let key = try varint()
+        guard index - start <= 5, key <= UInt64(UInt32.max) else { throw CastMessage.malformed("a field tag is longer than 32 bits") }
+        let tag = WireTag(field: key >> 3, wireType: key & 7)
+        guard tag.field != 0 else { throw CastMessage.malformed("field number 0") }
+        guard tag.wireType <= 5, tag.wireType != 4 else {
+            throw CastMessage.malformed(tag.wireType == 4 ? "an end-group tag outside a group" : "wire type \(tag.wireType)")
+        }
+        return tag
+    }
+
+    /// A tag inside a group: any varint below 2³² − 1 (SwiftProtobuf reads these with its general
+    /// varint parser, so up to ten bytes), field number not 0, wire type 0 to 5.
+    private mutating func groupTag() throws(CastTransportError) -> WireTag {
+        let key = try varint()
+        guard key < UInt64(UInt32.max) else { throw CastMessage.malformed("a field tag is longer than 32 bits") }
+        let tag = WireTag(field: key >> 3, wireType: key & 7)
+        guard tag.field != 0 else { throw CastMessage.malformed("field number 0") }
+        guard tag.wireType <= 5 else { throw CastMessage.malformed("wire type \(tag.wireType)") }
+        return tag
+    }
+
+    /// A varint of at most ten bytes; bits past the 64th are dropped, as protobuf parsers do.
     mutating func varint() throws(CastTransportError) -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
@@ -232,13 +277,35 @@ private struct WireReader {
         return string
     }
 
-    mutating func skip(wireType: UInt64) throws(CastTransportError) {
+    /// Skips the value of a field whose tag was just read, a whole group (nested groups included) for
+    /// a start-group tag.
+    mutating func skip(_ tag: WireTag) throws(CastTransportError) {
+        guard tag.wireType == 3 else { return try skipValue(wireType: tag.wireType) }
+        // The field numbers of the open groups, innermost last.
+        var open: [UInt64] = [tag.field]
+        while let innermost = open.last {
+            guard !isAtEnd else { throw CastMessage.malformed("a group is not closed") }
+            let inner = try groupTag()
+            switch inner.wireType {
+            case 4:
+                guard inner.field == innermost else { throw CastMessage.malformed("an end-group tag closes another group") }
+                open.removeLast()
+            case 3:
+                guard open.count < CastMessage.maximumGroupDepth else { throw CastMessage.malformed("groups nest too deep") }
+                open.append(inner.field)
+            default:
+                try skipValue(wireType: inner.wireType)
+            }
+        }
+    }
+
+    private mutating func skipValue(wireType: UInt64) throws(CastTransportError) {
         switch wireType {
         case 0: _ = try varint()
         case 1: try advance(8)
         case 2: _ = try bytes()
         case 5: try advance(4)
-        default: throw CastMessage.malformed("unsupported wire type \(wireType)")
+        default: throw CastMessage.malformed("wire type \(wireType)")
         }
     }
 

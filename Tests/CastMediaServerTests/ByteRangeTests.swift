@@ -98,4 +98,24 @@ struct HTTPDateTests {
             #expect(HTTPDate.parse(HTTPDate.format(seconds)) == seconds)
         }
     }
+
+    /// Found by FuzzMediaRequest (issue 22), minimized: a year before 1000 parsed but was formatted without its leading
+    /// zeros (`Wed, 01 Jan 420 …`), which is not an HTTP date and does not read back; a file modified in such a year got
+    /// an invalid `Last-Modified`. Years are written with four digits, and times outside 0000–9999 are clamped to it.
+    @Test func yearsAreFourDigits() {
+        #expect(HTTPDate.parse("Thu, 01 Jan 0420 00:00:00 GMT") == -48_913_286_400)
+        #expect(HTTPDate.format(-48_913_286_400) == "Wed, 01 Jan 0420 00:00:00 GMT")
+        #expect(HTTPDate.parse(HTTPDate.format(-48_913_286_400)) == -48_913_286_400)
+        #expect(HTTPDate.parse(HTTPDate.format(-61_346_678_400)) == -61_346_678_400)  // Thu, 01 Jan 0026
+        #expect(HTTPDate.format(.min) == "Sat, 01 Jan 0000 00:00:00 GMT")
+        #expect(HTTPDate.format(.max) == "Fri, 31 Dec 9999 23:59:59 GMT")
+        #expect(HTTPDate.parse(HTTPDate.format(.max)) == 253_402_300_799)
+    }
+
+    /// Numeric fields are digits only (`4DIGIT`, `2DIGIT`): a sign was accepted by `Int(_:)`.
+    @Test(arguments: ["Thu, 01 Jan +420 00:00:00 GMT", "Thu, 01 Jan -420 00:00:00 GMT", "Thu, +1 Jan 2026 00:00:00 GMT",
+                      "Thu, 01 Jan 2026 +0:00:00 GMT", "Thursday, 01-Jan-+6 00:00:00 GMT", "Thu Jan +1 00:00:00 2026"])
+    func signsAreNotDigits(_ text: String) {
+        #expect(HTTPDate.parse(text) == nil)
+    }
 }

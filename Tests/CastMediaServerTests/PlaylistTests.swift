@@ -94,4 +94,24 @@ struct PlaylistTests {
                                             baseDirectory: "/")
         #expect(entries.first?.title == "Café")
     }
+
+    /// Found by FuzzPlaylist (issue 22): `file://` with no path, or only a host, gave the relative location `.`
+    /// (the current directory). A file URL's path is absolute: with none, it is the root.
+    @Test func fileURLWithoutAPathIsTheRoot() throws {
+        let found: [UInt8] = [0x0A, 0x0A, 0x00, 0x0D] + Array("file://".utf8)  // minimized to `file://`
+        let entries = try Playlist.parseM3U(TextDecoding.decode(found), baseDirectory: "/media/fuzz")
+        #expect(entries.map(\.location) == [.file("/media/fuzz/\u{0}"), .file("/")])
+        #expect(try Playlist.parseM3U("file://", baseDirectory: "/media/fuzz").map(\.location) == [.file("/")])
+        let more = try Playlist.parseM3U("file://host\nfile://host/a/../b.mp3\nfile://./x\nFILE://", baseDirectory: "/m")
+        #expect(more.map(\.location) == [.file("/"), .file("/b.mp3"), .file("/x"), .file("/")])
+    }
+
+    /// Found by FuzzPlaylist (issue 22): `#EXTINF:1e400` gave an infinite duration (`Double("1e400")` is +∞), which
+    /// no receiver can use. A duration that is not finite and positive is unknown, in M3U and in PLS.
+    @Test func nonFiniteDurationsAreUnknown() throws {
+        let m3u = try Playlist.parseM3U("#EXTINF:1e400,A\na.mp3\n#EXTINF:inf,B\nb.mp3\n#EXTINF:nan,C\nc.mp3\n#EXTINF:2.5,D\nd.mp3", baseDirectory: "/")
+        #expect(m3u.map(\.durationSeconds) == [nil, nil, nil, 2.5])
+        let pls = try Playlist.parsePLS("[playlist]\nFile1=a.mp3\nLength1=1e400\nFile2=b.mp3\nLength2=infinity\nFile3=c.mp3\nLength3=7", baseDirectory: "/")
+        #expect(pls.map(\.durationSeconds) == [nil, nil, 7])
+    }
 }

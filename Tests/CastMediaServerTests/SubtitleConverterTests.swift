@@ -127,4 +127,18 @@ struct SubtitleConverterTests {
         let result = try SubtitleConverter.webVTT(fromSRT: "1\n00:00:01,000 --> 00:00:02,000\nA\n")
         #expect(MediaContentType.sniff(Array(result.webVTT.utf8)) == "text/vtt")
     }
+
+    /// Found by FuzzSubtitles (issue 22), minimized: an hour count whose milliseconds overflow `Int` trapped the
+    /// converter (a crash for any user's subtitle file). Such a timing is malformed and its cue skipped.
+    @Test func hoursBeyondIntAreMalformed() throws {
+        #expect { try SubtitleConverter.webVTT(fromSRT: "1:00-->99999999999999:00:00") } throws: {
+            ($0 as? MediaServerError)?.code == .invalidSubtitles
+        }
+        #expect(SubtitleConverter.parseTime("2562047788015:12:55.807") == Int.max)
+        #expect(SubtitleConverter.parseTime("2562047788015:12:55.808") == nil)
+        let result = try SubtitleConverter.webVTT(fromSRT: "1\n99999999999999:00:00,000 --> 99999999999999:00:01,000\nx\n\n2\n100:00:00,000 --> 100:00:01,000\ny\n")
+        #expect(result.cueCount == 1)
+        #expect(result.skippedCount == 1)
+        #expect(result.webVTT == "WEBVTT\n\n100:00:00.000 --> 100:00:01.000\ny\n")
+    }
 }

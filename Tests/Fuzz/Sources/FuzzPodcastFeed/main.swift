@@ -1,13 +1,9 @@
-import CastMetadata
-import Foundation
+@_spi(Fuzzing) import CastMetadata
 
-/// Parses arbitrary bytes as a podcast feed through the safe libxml2 wrapper: a feed or a typed
-/// error, never a crash, a network access or an entity expansion.
+/// Parses arbitrary bytes as XML through the safe libxml2 wrapper and through libxml2 alone (they must
+/// agree), then as a podcast feed: a feed or a typed error, never a crash, a network access or an entity expansion.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzPodcastFeed(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    let data = Data(bytes: start, count: count)
-    if let feed = try? PodcastFeed(parsing: data) {
-        for episode in feed.episodes { _ = episode.metadata(in: feed) }
-    }
+public func fuzzPodcastFeedEntry(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    fuzzPodcastFeed(UnsafeRawBufferPointer(start: start, count: count))
     return 0
 }
