@@ -166,7 +166,8 @@ let package = Package(
             // builds them). Not declared as dependencies: a test target that depends on an executable makes SwiftPM
             // build it as a host tool, which drags swift-protobuf's C++ protoc into the build.
             name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTransport"],
-            path: "Tests/InteropTests", exclude: ["pychromecast_driver.py"]),
+            path: "Tests/InteropTests",
+            exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
             name: "CastTransportTests",

@@ -137,7 +137,12 @@ public actor CastReceiver {
         let listener: any CastReceiverListener
         do {
             // The TLS certificate is fixed before listening: device authentication signs over its DER.
-            let credentials = try configuration.tlsCredentials ?? TLSCredentials.selfSigned()
+            let credentials: TLSCredentials
+            if let given = configuration.tlsCredentials {
+                credentials = given
+            } else {
+                credentials = try await TLSCredentials.selfSignedInBackground()
+            }
             engine.settings.tlsCertificateDER = credentials.certificateDER
             tlsIdentity = credentials
             listener = try await TLSReceiverListener.listen(

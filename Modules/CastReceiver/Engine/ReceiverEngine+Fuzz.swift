@@ -3,7 +3,7 @@ import CastTransport
 import Foundation
 
 /// What the receiver fuzz target drives: the emulated device's state machine, fed arbitrary requests.
-@_spi(Fuzzing) public enum CastReceiverFuzzing {
+@_spi(Fuzzing) extension CastReceiverFuzzing {
     /// The custom app every script may launch: it echoes JSON back to the sender and to everyone.
     public static let appId = "F0220001"
     /// The custom app's namespace.

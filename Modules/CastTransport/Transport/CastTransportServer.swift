@@ -115,7 +115,7 @@ public final class CastTransportServer: Sendable {
         limits: Limits = Limits(), clock: any Clock<Duration> = ContinuousClock(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws(CastTransportError) -> CastTransportServer {
-        let credentials = try Self.credentials(credentials)
+        let credentials = try await Self.credentials(credentials)
         let connections = AsyncStream<any CastTransport>.makeStream()
         let events = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let clock = TransportClock(clock)
@@ -190,10 +190,10 @@ public final class CastTransportServer: Sendable {
         }
     }
 
-    private static func credentials(_ given: TLSCredentials?) throws(CastTransportError) -> TLSCredentials {
+    private static func credentials(_ given: TLSCredentials?) async throws(CastTransportError) -> TLSCredentials {
         if let given { return given }
         do {
-            return try TLSCredentials.selfSigned()
+            return try await TLSCredentials.selfSignedInBackground()
         } catch {
             throw CastTransportError(code: .tls, message: "Cannot create TLS credentials: \(error.message)", cause: error)
         }
