@@ -16,6 +16,10 @@ let package = Package(
         .executableTarget(
             name: "FuzzMediaStatus",
             dependencies: [.product(name: "CastMedia", package: "Castor")]),
+        // MEDIA_STATUS read from bytes (the sender's path) against the tree decoder: traps on any disagreement.
+        .executableTarget(
+            name: "FuzzMediaStatusBytes",
+            dependencies: [.product(name: "CastMedia", package: "Castor")]),
         .executableTarget(
             name: "FuzzPodcastFeed",
             dependencies: [.product(name: "CastMetadata", package: "Castor")]),
