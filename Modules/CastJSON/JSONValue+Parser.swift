@@ -12,13 +12,13 @@ struct JSONParser {
     /// The deepest nesting accepted, like `JSONDecoder`'s limit; deeper input is malformed.
     static let maxDepth = 512
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
-    private var depth = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+    var depth = 0
     private var memberKeys: [String] = []
     private var memberValues: [JSONValue] = []
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
@@ -45,7 +45,7 @@ struct JSONParser {
 
     // MARK: Values
 
-    private mutating func parseValue() throws(JSONError) -> JSONValue {
+    mutating func parseValue() throws(JSONError) -> JSONValue {
         guard index < bytes.count else { throw error("Unexpected end of input") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -140,14 +140,14 @@ struct JSONParser {
         }
     }
 
-    private mutating func enter() throws(JSONError) {
+    mutating func enter() throws(JSONError) {
         depth += 1
         guard depth <= Self.maxDepth else { throw error("Nested deeper than \(Self.maxDepth) levels") }
     }
 
     // MARK: Strings
 
-    private mutating func parseString() throws(JSONError) -> String {
+    mutating func parseString() throws(JSONError) -> String {
         index += 1  // opening quote
         let start = index
         // Fast path: no escapes.
@@ -199,6 +199,28 @@ struct JSONParser {
             }
         }
         throw error("Unterminated string")
+    }
+
+    /// Reads past a string (at its opening quote) with the checks of ``parseString()``, without making it:
+    /// a plain ASCII string is only scanned; any other goes through ``parseString()``.
+    mutating func skipString() throws(JSONError) {
+        let start = index
+        index += 1
+        while index < bytes.count {
+            if index + 8 <= bytes.count, Self.isPlainWord(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
+                index += 8
+                continue
+            }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return
+            }
+            if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\\") { break }
+            index += 1
+        }
+        index = start
+        _ = try parseString()
     }
 
     /// Reads `XXXX` (after `\u`), and a second `\uXXXX` for a surrogate pair; returns the UTF-8 bytes.
@@ -253,7 +275,7 @@ struct JSONParser {
 
     // MARK: Numbers and literals
 
-    private mutating func parseNumber() throws(JSONError) -> Double {
+    mutating func parseNumber() throws(JSONError) -> Double {
         let start = index
         let negative = peek() == UInt8(ascii: "-")
         if negative { index += 1 }
@@ -313,7 +335,7 @@ struct JSONParser {
         while let byte = peek(), Self.isDigit(byte) { index += 1 }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {
+    mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw error("Unexpected end of input") }
         let expected = UnsafeBufferPointer(start: literal.utf8Start, count: count)
@@ -325,11 +347,11 @@ struct JSONParser {
 
     // MARK: Helpers
 
-    private func peek() -> UInt8? {
+    func peek() -> UInt8? {
         index < bytes.count ? bytes[index] : nil
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -354,11 +376,11 @@ struct JSONParser {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 
-    private static func printable(_ byte: UInt8) -> String {
+    static func printable(_ byte: UInt8) -> String {
         (0x21...0x7E).contains(byte) ? String(UnicodeScalar(byte)) : String(format: "0x%02X", byte)
     }
 
-    private func error(_ message: String) -> JSONError {
+    func error(_ message: String) -> JSONError {
         JSONError(code: .malformed, message: "Invalid JSON: \(message) at byte \(index)")
     }
 }

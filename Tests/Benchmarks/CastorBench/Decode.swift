@@ -27,12 +27,25 @@ enum Decode {
         var check = frame
         var checkDecoder = CastFrameDecoder()
         guard let decoded = try checkDecoder.decodeFrame(from: &check),
-              let decodedJSON = decoded.json, let status = try MediaStatusMessage(json: decodedJSON).first,
+              let decodedJSON = decoded.json, let decodedText = decoded.text,
+              let status = try MediaStatusMessage(json: decodedJSON).first,
               status.media?.tracks?.count == 3, status.items?.count == 3
         else { throw BenchError("the fixture does not decode to a MEDIA_STATUS with 3 tracks and 3 items") }
+        // The byte reader (the path measured as `full`) must give exactly what the tree gives.
+        guard try MediaStatusMessage(utf8: decodedText.utf8) == MediaStatusMessage(json: decodedJSON) else {
+            throw BenchError("MediaStatusMessage(utf8:) and MediaStatusMessage(json:) disagree on the fixture")
+        }
 
         let stages: [(String, () throws -> Void)] = [
             ("full", {
+                var buffer = frame
+                var decoder = CastFrameDecoder()
+                guard let message = try decoder.decodeFrame(from: &buffer), let text = message.text else {
+                    throw BenchError("frame did not decode")
+                }
+                blackHole(try MediaStatusMessage(utf8: text.utf8).first)
+            }),
+            ("full_tree", {
                 var buffer = frame
                 var decoder = CastFrameDecoder()
                 guard let message = try decoder.decodeFrame(from: &buffer), let json = message.json else {
@@ -47,6 +60,7 @@ enum Decode {
             }),
             ("json_parse", { blackHole(try JSONValue(parsing: text)) }),
             ("media_status_from_json", { blackHole(try MediaStatusMessage(json: json).first) }),
+            ("media_status_from_bytes", { blackHole(try MediaStatusMessage(utf8: text.utf8).first) }),
             ("frame_encode", {
                 var buffer = ByteBuffer()
                 try CastFrameEncoder().encodeFrame(message, into: &buffer)

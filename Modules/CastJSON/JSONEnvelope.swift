@@ -1,0 +1,42 @@
+/// The members a Cast message is routed by — `type` (or `responseType`) and `requestId` — read from the
+/// JSON text without building a ``JSONValue`` tree.
+///
+/// The values are those of the tree (`json["type"]?.stringValue ?? json["responseType"]?.stringValue`,
+/// `json["requestId"]?.intValue`): both `nil` for text that is not JSON or not an object, a repeated
+/// member keeps its last value. The whole document is checked (other members are skipped, not kept).
+package struct JSONEnvelope: Sendable, Hashable {
+    /// `type`, else `responseType`, when it is a string.
+    package var type: String?
+    /// `requestId`, when it is an integer (``JSONValue/intValue``'s rule).
+    package var requestId: Int?
+
+    private enum Member: Int, CaseIterable { case type, responseType, requestId }
+    private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
+
+    /// Reads the envelope of `bytes` (UTF-8 JSON text).
+    package init(_ bytes: some Collection<UInt8>) {
+        let read = try? JSONPullReader.read(bytes) { reader throws(JSONError) -> (String?, String?, Int?) in
+            guard try reader.peek() == .object else {
+                try reader.skipValue()
+                return (nil, nil, nil)
+            }
+            var type: String?
+            var responseType: String?
+            var requestId: Int?
+            var more = try reader.beginObject()
+            while more {
+                let key = try reader.readKey()
+                switch Self.members.index(of: key).flatMap(Member.init(rawValue:)) {
+                case .type: type = try reader.lenientString()
+                case .responseType: responseType = try reader.lenientString()
+                case .requestId: requestId = try reader.lenientDouble().flatMap { JSONValue.number($0).intValue }
+                case nil: try reader.skipValue()
+                }
+                more = try reader.endMember()
+            }
+            return (type, responseType, requestId)
+        }
+        type = read?.0 ?? read?.1
+        requestId = read?.2
+    }
+}

@@ -1,0 +1,414 @@
+import Foundation
+
+/// A pull reader over JSON bytes: the caller asks for the next token and reads each value straight into
+/// its own types, without a ``JSONValue`` tree in between.
+///
+/// The hot Cast replies (MEDIA_STATUS first) are decoded with it from the frame's bytes. It accepts
+/// exactly what ``JSONValue/init(parsing:)-(Data)`` accepts — the same scanner reads strings, numbers
+/// and literals, the same rules apply (valid UTF-8, finite numbers, a trailing comma after the last
+/// member or element, at most 512 levels of nesting) — so a decoder built on it and one built on the tree
+/// accept the same documents. Values the caller does not model are skipped (validated, not kept) or read
+/// as a ``JSONValue`` subtree.
+///
+/// Objects and arrays are read with a `begin…`/`next…` pair:
+///
+/// ```swift
+/// var more = try reader.beginObject()
+/// while more {
+///     let key = try reader.readKey()
+///     if key == "type" { type = try reader.lenientString() } else { try reader.skipValue() }
+///     more = try reader.endMember()
+/// }
+/// ```
+///
+/// Every method throws ``JSONError`` with code ``JSONError/Code/malformed`` for input that is not JSON;
+/// the reader never throws for a value of an unexpected type (the `lenient` readers consume it and
+/// return `nil`), so the caller decides what a type mismatch means.
+package struct JSONPullReader {
+    /// What the next value is, from its first byte.
+    package enum Token: Sendable, Hashable {
+        /// `{`.
+        case object
+        /// `[`.
+        case array
+        /// `"`.
+        case string
+        /// `-` or a digit.
+        case number
+        /// `true` or `false`.
+        case bool
+        /// `null`.
+        case null
+    }
+
+    /// A member name as read: a view of the input's bytes when it has no escapes, else the decoded string.
+    /// Valid only while the reader's input is (use it before reading on).
+    package struct Key {
+        private let plain: UnsafeBufferPointer<UInt8>?
+        private let decoded: String?
+
+        init(plain: UnsafeBufferPointer<UInt8>) {
+            self.plain = plain
+            decoded = nil
+        }
+
+        init(decoded: String) {
+            plain = nil
+            self.decoded = decoded
+        }
+
+        /// The name as a `String`.
+        package var string: String {
+            if let plain { return String(decoding: plain, as: UTF8.self) }
+            return decoded ?? ""
+        }
+
+        /// Runs `body` on the name's UTF-8 bytes.
+        package func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+            if let plain { return body(plain) }
+            var copy = decoded ?? ""
+            return copy.withUTF8(body)
+        }
+
+        /// Whether the name is `name`.
+        package static func == (key: Key, name: StaticString) -> Bool {
+            let expected = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+            return key.withUTF8 { bytes in bytes.elementsEqual(expected) }
+        }
+    }
+
+    private var parser: JSONParser
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        parser = JSONParser(bytes)
+    }
+
+    /// Runs `body` with a reader over `bytes`, then checks that only whitespace follows the value `body`
+    /// read. A malformed document throws `malformed` even when `body` failed first for another reason.
+    package static func read<Result>(
+        _ bytes: some Collection<UInt8>, _ body: (inout JSONPullReader) throws(JSONError) -> Result
+    ) throws(JSONError) -> Result {
+        let outcome: Swift.Result<Result, JSONError>? = bytes.withContiguousStorageIfAvailable { buffer in
+            read(buffer: buffer, body)
+        }
+        if let outcome { return try outcome.get() }
+        let copy = Array(bytes)
+        return try copy.withUnsafeBufferPointer { buffer in read(buffer: buffer, body) }.get()
+    }
+
+    private static func read<Result>(
+        buffer: UnsafeBufferPointer<UInt8>, _ body: (inout JSONPullReader) throws(JSONError) -> Result
+    ) -> Swift.Result<Result, JSONError> {
+        var reader = JSONPullReader(buffer)
+        let outcome = Swift.Result<Result, JSONError> { () throws(JSONError) -> Result in try body(&reader) }
+        if case .failure(let error) = outcome, error.code == .malformed { return outcome }
+        // Whatever `body` made of the value, the document must be one JSON value: finish reading it (body
+        // may have stopped early) and check the end.
+        do {
+            try reader.finish()
+        } catch {
+            return .failure(error)
+        }
+        return outcome
+    }
+
+    /// Skips what is left of the document after the top-level value and checks the end of the input.
+    private mutating func finish() throws(JSONError) {
+        if parser.depth > 0 || parser.index == 0 {
+            // `body` stopped inside (or before) the top-level value: the rest must still be JSON. Reread
+            // the whole document; this only happens on paths that throw a type mismatch anyway.
+            var whole = JSONParser(parser.bytes)
+            whole.skipWhitespace()
+            _ = try whole.parseValue()
+            parser = whole
+        }
+        parser.skipWhitespace()
+        guard parser.index == parser.bytes.count else { throw parser.error("Unexpected text after the JSON value") }
+    }
+
+    // MARK: Tokens
+
+    /// The kind of the next value (after whitespace), without consuming it.
+    /// - Throws: `malformed` at the end of the input or on a byte no value starts with.
+    package mutating func peek() throws(JSONError) -> Token {
+        parser.skipWhitespace()
+        guard let byte = parser.peek() else { throw parser.error("Unexpected end of input") }
+        switch byte {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        default: throw parser.error("Unexpected character '\(JSONParser.printable(byte))'")
+        }
+    }
+
+    // MARK: Objects
+
+    /// Consumes `{`; `false` when the object is empty (its `}` consumed too).
+    /// - Throws: `malformed` when the next value is not an object or nests too deep.
+    package mutating func beginObject() throws(JSONError) -> Bool {
+        parser.skipWhitespace()
+        guard parser.peek() == UInt8(ascii: "{") else { throw parser.error("Expected an object") }
+        try parser.enter()
+        parser.index += 1
+        parser.skipWhitespace()
+        if parser.peek() == UInt8(ascii: "}") {
+            parser.index += 1
+            parser.depth -= 1
+            return false
+        }
+        return true
+    }
+
+    /// Reads a member name and its `:`; the member's value is next.
+    package mutating func readKey() throws(JSONError) -> Key {
+        parser.skipWhitespace()
+        guard parser.peek() == UInt8(ascii: "\"") else { throw parser.error("Expected a string key") }
+        let key = try readKeyText()
+        parser.skipWhitespace()
+        guard parser.peek() == UInt8(ascii: ":") else { throw parser.error("Expected ':' after a key") }
+        parser.index += 1
+        return key
+    }
+
+    /// After a member's value: `true` when another member follows (its `,` consumed), `false` at the end of
+    /// the object (its `}` consumed; a trailing comma before it is accepted, as by the tree parser).
+    package mutating func endMember() throws(JSONError) -> Bool {
+        parser.skipWhitespace()
+        switch parser.peek() {
+        case UInt8(ascii: ","):
+            parser.index += 1
+            parser.skipWhitespace()
+            guard parser.peek() == UInt8(ascii: "}") else { return true }
+            fallthrough
+        case UInt8(ascii: "}"):
+            parser.index += 1
+            parser.depth -= 1
+            return false
+        default:
+            throw parser.error("Expected ',' or '}' in an object")
+        }
+    }
+
+    /// A plain name is returned as the input's bytes; one with escapes or non-ASCII bytes goes through
+    /// the tree parser's string reader (same validation).
+    private mutating func readKeyText() throws(JSONError) -> Key {
+        let bytes = parser.bytes
+        let start = parser.index + 1
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                parser.index = index + 1
+                return Key(plain: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+            index += 1
+        }
+        let string = try parser.parseString()
+        return Key(decoded: string)
+    }
+
+    // MARK: Arrays
+
+    /// Consumes `[`; `false` when the array is empty (its `]` consumed too).
+    /// - Throws: `malformed` when the next value is not an array or nests too deep.
+    package mutating func beginArray() throws(JSONError) -> Bool {
+        parser.skipWhitespace()
+        guard parser.peek() == UInt8(ascii: "[") else { throw parser.error("Expected an array") }
+        try parser.enter()
+        parser.index += 1
+        parser.skipWhitespace()
+        if parser.peek() == UInt8(ascii: "]") {
+            parser.index += 1
+            parser.depth -= 1
+            return false
+        }
+        return true
+    }
+
+    /// After an element: `true` when another element follows (its `,` consumed), `false` at the end of the
+    /// array (its `]` consumed; a trailing comma before it is accepted, as by the tree parser).
+    package mutating func endElement() throws(JSONError) -> Bool {
+        parser.skipWhitespace()
+        switch parser.peek() {
+        case UInt8(ascii: ","):
+            parser.index += 1
+            parser.skipWhitespace()
+            guard parser.peek() == UInt8(ascii: "]") else { return true }
+            fallthrough
+        case UInt8(ascii: "]"):
+            parser.index += 1
+            parser.depth -= 1
+            return false
+        default:
+            throw parser.error("Expected ',' or ']' in an array")
+        }
+    }
+
+    // MARK: Scalars and subtrees
+
+    /// Reads a string. - Throws: `malformed` when the next value is not a valid string.
+    package mutating func readString() throws(JSONError) -> String {
+        parser.skipWhitespace()
+        guard parser.peek() == UInt8(ascii: "\"") else { throw parser.error("Expected a string") }
+        return try parser.parseString()
+    }
+
+    /// Reads a number. - Throws: `malformed` when the next value is not a valid, finite number.
+    package mutating func readNumber() throws(JSONError) -> Double {
+        parser.skipWhitespace()
+        return try parser.parseNumber()
+    }
+
+    /// Reads the next value, whatever it is, as a tree.
+    package mutating func readValue() throws(JSONError) -> JSONValue {
+        parser.skipWhitespace()
+        return try parser.parseValue()
+    }
+
+    /// Reads past the next value, checking it as strictly as ``readValue()`` would, without keeping it.
+    package mutating func skipValue() throws(JSONError) {
+        switch try peek() {
+        case .object:
+            var more = try beginObject()
+            while more {
+                _ = try readKey()
+                try skipValue()
+                more = try endMember()
+            }
+        case .array:
+            var more = try beginArray()
+            while more {
+                try skipValue()
+                more = try endElement()
+            }
+        case .string: try parser.skipString()
+        case .number: _ = try parser.parseNumber()
+        case .bool, .null: _ = try parser.parseValue()
+        }
+    }
+
+    // MARK: Lenient typed reads
+
+    /// The next value when it is a string; any other value is consumed and reads as `nil`.
+    package mutating func lenientString() throws(JSONError) -> String? {
+        guard try peek() == .string else {
+            try skipValue()
+            return nil
+        }
+        return try parser.parseString()
+    }
+
+    /// The next value when it is a number; any other value is consumed and reads as `nil`.
+    package mutating func lenientDouble() throws(JSONError) -> Double? {
+        guard try peek() == .number else {
+            try skipValue()
+            return nil
+        }
+        return try parser.parseNumber()
+    }
+
+    /// The next value when it is a number that is exactly an `Int` (the tree's `Int(exactly:)` rule); any
+    /// other value is consumed and reads as `nil`.
+    package mutating func lenientInt() throws(JSONError) -> Int? {
+        try lenientDouble().flatMap { Int(exactly: $0) }
+    }
+
+    /// The next value when it is `true` or `false`; any other value is consumed and reads as `nil`.
+    package mutating func lenientBool() throws(JSONError) -> Bool? {
+        guard try peek() == .bool else {
+            try skipValue()
+            return nil
+        }
+        return try parser.parseValue().boolValue
+    }
+
+    /// The next value as a tree, `nil` for `null`.
+    package mutating func optionalValue() throws(JSONError) -> JSONValue? {
+        let value = try readValue()
+        if case .null = value { return nil }
+        return value
+    }
+
+    /// The next value when it is an array of exact integers; any other value (or an array with another
+    /// element) is consumed and reads as `nil`.
+    package mutating func lenientInts() throws(JSONError) -> [Int]? {
+        try lenientArray { reader throws(JSONError) in try reader.lenientInt() }
+    }
+
+    /// The next value when it is an array of strings; any other value (or an array with another element)
+    /// is consumed and reads as `nil`.
+    package mutating func lenientStrings() throws(JSONError) -> [String]? {
+        try lenientArray { reader throws(JSONError) in try reader.lenientString() }
+    }
+
+    /// The next value when it is an array whose every element `element` reads (non-`nil`); all or nothing.
+    /// Anything else is consumed and reads as `nil`; `element` must consume one value per call.
+    package mutating func lenientArray<Element>(
+        _ element: (inout JSONPullReader) throws(JSONError) -> Element?
+    ) throws(JSONError) -> [Element]? {
+        guard try peek() == .array else {
+            try skipValue()
+            return nil
+        }
+        var result: [Element]? = []
+        var more = try beginArray()
+        while more {
+            if let value = try element(&self) { result?.append(value) } else { result = nil }
+            more = try endElement()
+        }
+        return result
+    }
+
+    /// The elements of the next value that `element` reads (non-`nil`), skipping the others; a value that
+    /// is not an array is consumed and reads as empty.
+    package mutating func readableElements<Element>(
+        _ element: (inout JSONPullReader) throws(JSONError) -> Element?
+    ) throws(JSONError) -> [Element] {
+        guard try peek() == .array else {
+            try skipValue()
+            return []
+        }
+        var result: [Element] = []
+        var more = try beginArray()
+        while more {
+            if let value = try element(&self) { result.append(value) }
+            more = try endElement()
+        }
+        return result
+    }
+}
+
+
+/// The member names a decoder knows, matched against a ``JSONPullReader/Key`` by length and bytes (no
+/// `String` is made for a known name).
+///
+/// ```swift
+/// private enum Member: Int, CaseIterable { case type, requestId }
+/// private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
+/// let member = members.index(of: key).flatMap(Member.init(rawValue:))
+/// ```
+package struct JSONKeySet: Sendable {
+    private let names: [[UInt8]]
+
+    /// The set of `names`; a name's index is its position.
+    package init(_ names: [String]) {
+        self.names = names.map { Array($0.utf8) }
+    }
+
+    /// The position of `key`'s name; `nil` when it is not in the set.
+    package func index(of key: JSONPullReader.Key) -> Int? {
+        key.withUTF8 { bytes in
+            for index in names.indices where names[index].count == bytes.count {
+                let equal = names[index].withUnsafeBufferPointer { name in
+                    bytes.isEmpty || memcmp(name.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+                }
+                if equal { return index }
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,35 @@
+public import CastJSON
+import Foundation
+
+/// Entry points for libFuzzer harnesses (`Tests/Fuzz`). Public only as SPI, for the separate fuzz
+/// package: `@_spi(Fuzzing) import CastMedia`.
+@_spi(Fuzzing) public enum CastMediaFuzzing {
+    /// Decodes `bytes` as a MEDIA_STATUS message twice — from the bytes with the pull reader (the sender's
+    /// path) and through a ``JSONValue`` tree with `init(json:)` (the reference) — and traps unless both
+    /// give the same message or both fail with the same error code.
+    public static func compareStatusDecoders(_ bytes: UnsafeRawBufferPointer) {
+        let input = bytes.bindMemory(to: UInt8.self)
+        let outcomes = statusDecoderOutcomes(input)
+        switch outcomes {
+        case (.success(let fast), .success(let reference)):
+            precondition(fast == reference, "the byte reader and the tree disagree:\n\(fast)\n\(reference)")
+        case (.failure(let fast), .failure(let reference)):
+            precondition(fast.code == reference.code, "the byte reader failed with \(fast), the tree with \(reference)")
+        case (.success(let fast), .failure(let reference)):
+            preconditionFailure("the byte reader accepted what the tree rejects (\(reference)): \(fast)")
+        case (.failure(let fast), .success(let reference)):
+            preconditionFailure("the byte reader rejected (\(fast)) what the tree accepts: \(reference)")
+        }
+    }
+
+    /// Both decoders' outcomes for `bytes`: the byte reader's, then the tree's.
+    public static func statusDecoderOutcomes(
+        _ bytes: UnsafeBufferPointer<UInt8>
+    ) -> (bytes: Result<MediaStatusMessage, JSONError>, tree: Result<MediaStatusMessage, JSONError>) {
+        let fast = Result { () throws(JSONError) -> MediaStatusMessage in try MediaStatusMessage(utf8: bytes) }
+        let reference = Result { () throws(JSONError) -> MediaStatusMessage in
+            try MediaStatusMessage(json: JSONValue(parsing: Data(bytes)))
+        }
+        return (fast, reference)
+    }
+}

@@ -1,0 +1,187 @@
+import CastJSON
+import CastMetadata
+import CastTestSupport
+import Foundation
+import Testing
+
+@_spi(Fuzzing) @testable import CastMedia
+
+/// MEDIA_STATUS read from the payload's bytes (`MediaStatusMessage(utf8:)`, the pull reader) against the
+/// reference, `MediaStatusMessage(json:)` on a parsed `JSONValue`: the same message, or the same error code.
+@Suite("MEDIA_STATUS from bytes matches the tree decoder")
+struct MediaStatusReadingTests {
+    /// Both outcomes for `text`; fails the test when they differ.
+    static func expectSameOutcome(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        expectSameOutcome(Array(text.utf8), sourceLocation: sourceLocation)
+    }
+
+    static func expectSameOutcome(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
+        let (fast, reference) = bytes.withUnsafeBufferPointer(CastMediaFuzzing.statusDecoderOutcomes)
+        switch (fast, reference) {
+        case (.success(let fast), .success(let reference)):
+            #expect(fast == reference, "\(String(decoding: bytes, as: UTF8.self))", sourceLocation: sourceLocation)
+        case (.failure(let fast), .failure(let reference)):
+            #expect(fast.code == reference.code, "\(fast) / \(reference)", sourceLocation: sourceLocation)
+        default:
+            Issue.record("bytes: \(fast); tree: \(reference); input \(String(decoding: bytes, as: UTF8.self))",
+                         sourceLocation: sourceLocation)
+        }
+    }
+
+    /// A real device's status (the `FuzzMediaStatus` seed, captured from a Chromecast Audio).
+    static let realDevice: String = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../Fuzz/Seeds/FuzzMediaStatus/real-device.json")
+        return (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+    }()
+
+    @Test(arguments: MediaModelJSONTests.statuses.indices)
+    func repositorySamplesDecodeTheSame(index: Int) throws {
+        let text = MediaModelJSONTests.statuses[index]
+        let reference = try MediaStatusMessage(json: JSONValue(parsing: text))
+        #expect(try MediaStatusMessage(utf8: Array(text.utf8)) == reference)
+        // From a String's own storage too (the frame decoder hands over the payload as a String).
+        #expect(try MediaStatusMessage(utf8: text.utf8) == reference)
+    }
+
+    @Test func realDeviceCaptureDecodesTheSame() throws {
+        #expect(!Self.realDevice.isEmpty)
+        let reference = try MediaStatusMessage(json: JSONValue(parsing: Self.realDevice))
+        let fast = try MediaStatusMessage(utf8: Self.realDevice.utf8)
+        #expect(fast == reference)
+        #expect(fast.first?.mediaSessionId == 1)
+    }
+
+    @Test func benchmarkFixtureDecodesEveryField() throws {
+        let fast = try MediaStatusMessage(utf8: MediaModelJSONTests.benchmarkFixture.utf8)
+        #expect(fast.requestId == 4242)
+        let status = try #require(fast.first)
+        #expect(status.media?.tracks?.count == 3)
+        #expect(status.items?.count == 3)
+        #expect(status.media?.metadata?.title == "Big Buck Bunny")
+        #expect(status.media?.tracks?[1].name == "Français")
+        #expect(status.queueData?.name == "Blender films")
+        #expect(status.videoInfo?.width == 1920)
+        #expect(status.media?.textTrackStyle?.fontScale == 1.2)
+    }
+
+    /// Edge inputs: escapes, surrogates, numbers, nulls, unknown fields, wrong types, repeated members,
+    /// trailing commas, and documents that are not JSON at all.
+    static let edges: [String] = [
+        // Not an object, or not JSON.
+        "", " ", "null", "[]", "42", #""MEDIA_STATUS""#, "{", "}", "{}", "{,}", #"{"status":[],}"#, #"{"status":[,]}"#,
+        #"{"status":[]} x"#, #"{"status":[]}  "#, "\u{FEFF}{}", #"{"a" 1}"#, #"{"a":1,,}"#, #"{"a":}"#, #"{'a':1}"#,
+        #"[{"mediaSessionId":1}]"#, #"{"status":[{"mediaSessionId":1}],}"#, #"{"status":[{"mediaSessionId":1},]}"#,
+        // requestId and status of every type.
+        #"{"requestId":null,"status":null}"#, #"{"requestId":"7","status":{}}"#, #"{"requestId":7.5,"status":"x"}"#,
+        #"{"requestId":-0,"status":[null,1,"s",true,[],{}]}"#, #"{"requestId":9007199254740993,"status":[]}"#,
+        #"{"requestId":1e2,"status":[{"mediaSessionId":1.0}]}"#, #"{"requestId":1E+2}"#, #"{"requestId":1e400}"#,
+        #"{"requestId":01}"#, #"{"requestId":-}"#, #"{"requestId":1.}"#, #"{"requestId":.5}"#, #"{"requestId":+1}"#,
+        #"{"requestId":1,"requestId":"x"}"#, #"{"requestId":"x","requestId":2}"#,
+        #"{"status":[{"mediaSessionId":1}],"status":5}"#, #"{"status":5,"status":[{"mediaSessionId":2}]}"#,
+        // mediaSessionId and the scalar members.
+        #"{"status":[{"mediaSessionId":"1"},{"mediaSessionId":null},{"mediaSessionId":2,"mediaSessionId":null}]}"#,
+        #"{"status":[{"mediaSessionId":null,"mediaSessionId":3,"playerState":7,"currentTime":"1","playbackRate":null}]}"#,
+        #"{"status":[{"mediaSessionId":1,"playerState":"PAUSED","playerState":null,"idleReason":"ERROR","currentTime":-1.5e-7}]}"#,
+        #"{"status":[{"mediaSessionId":1,"supportedMediaCommands":1.5,"activeTrackIds":[1,2.5],"currentItemId":true}]}"#,
+        #"{"status":[{"mediaSessionId":1,"activeTrackIds":[],"loadingItemId":-3,"preloadedItemId":1e15,"repeatMode":[]}]}"#,
+        #"{"status":[{"mediaSessionId":1,"activeTrackIds":[1,],"volume":{"level":"x"},"videoInfo":{"width":1.5}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"volume":{"level":0.5,"muted":true},"volume":null,"customData":null}]}"#,
+        #"{"status":[{"mediaSessionId":1,"customData":{"a":[1,{"b":null}]},"breakStatus":[],"extendedStatus":{}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"extendedStatus":{"playerState":"LOADING","media":5},"liveSeekableRange":{"start":"0"}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"queueData":{"items":[1]},"queueData":{"name":"n","items":[{}]}}]}"#,
+        // media, tracks and items.
+        #"{"status":[{"mediaSessionId":1,"media":null},{"mediaSessionId":2,"media":[]},{"mediaSessionId":3,"media":{}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"contentId":5,"contentType":null,"streamType":"LIVE","duration":"x"}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"contentId":"a","unknown":null,"other":{"x":[1,2]},"unknown":3}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"metadata":{"metadataType":"1"},"textTrackStyle":{"fontScale":"big"}}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"metadata":{"metadataType":2.5,"title":"t"},"metadata":{"title":"u"}}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"tracks":[{"trackId":1},{"trackId":"2"}]}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"tracks":[{"trackId":1,"type":null,"roles":["a",1],"isInband":"yes"}]}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"tracks":[{"trackId":1,"roles":["a","b"],"isInband":false}],"tracks":null}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"tracks":[null]}}]}"#, #"{"status":[{"mediaSessionId":1,"media":{"tracks":{}}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"items":[{"itemId":1,"media":{"contentId":"a"},"extra":[null]},{"itemId":"2"}]}]}"#,
+        #"{"status":[{"mediaSessionId":1,"items":[{"itemId":1},5]}]}"#, #"{"status":[{"mediaSessionId":1,"items":[]}]}"#,
+        #"{"status":[{"mediaSessionId":1,"items":[{"autoplay":null,"startTime":"0","orderId":1e300,"customData":false}]}]}"#,
+        // Escapes, surrogates and non-ASCII text, in values and in member names.
+        #"{"status":[{"mediaSessionId":1,"media":{"contentId":"a\"b\\c\/d\b\f\n\r\t\u0041\u00e9\u4e2d\ud83d\ude00"}}]}"#,
+        #"{"status":[{"\u006dediaSessionId":1,"media":{"content\u0049d":"x","\u00e9":"accent key","ключ":"значение"}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"contentId":"\ud83d"}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"contentId":"\ude00"}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"contentId":"\ud83d\u0041"}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"contentId":"\u12"}}]}"#, #"{"status":[{"mediaSessionId":1,"x":"\q"}]}"#,
+        #"{"status":[{"mediaSessionId":1,"x":"\u00"}]}"#, #"{"x":"\"#, #"{"x":"abc"#, #"{"x":"a\u0000b"}"#,
+        "{\"x\":\"tab\there\"}", "{\"x\":\"nl\nhere\"}", "{\"status\":[{\"mediaSessionId\":1,\"media\":{\"contentId\":\"ü\"}}]}",
+        // Literals and whitespace.
+        #"{"status":[{"mediaSessionId":1,"x":tru}]}"#, #"{"status":[{"mediaSessionId":1,"x":nul}]}"#,
+        #"{"status":[{"mediaSessionId":1,"x":falsey}]}"#, " \t\r\n{ \"status\" : [ { \"mediaSessionId\" : 1 } ] } \n",
+        #"{"status":[{"mediaSessionId":1}]}/* comment */"#, "{\"status\":[{\"mediaSessionId\":1}]}\u{0B}",
+    ]
+
+    @Test(arguments: edges.indices)
+    func edgeInputsGiveTheSameOutcome(index: Int) {
+        Self.expectSameOutcome(Self.edges[index])
+    }
+
+    @Test func invalidUTF8AndDepthGiveTheSameOutcome() {
+        // Invalid UTF-8 in a value, in a skipped value and in a member name; an overlong encoding; a lone
+        // continuation byte; a truncated sequence at the end.
+        let prefix = Array(#"{"status":[{"mediaSessionId":1,"media":{"contentId":""#.utf8)
+        let suffix = Array(#""}}]}"#.utf8)
+        for bad: [UInt8] in [[0xFF], [0xC0, 0xAF], [0x80], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80]] {
+            Self.expectSameOutcome(prefix + bad + suffix)
+            Self.expectSameOutcome(Array(#"{"skipped":""#.utf8) + bad + Array(#"","status":[]}"#.utf8))
+            Self.expectSameOutcome(Array(#"{"status":[{"mediaSessionId":1,""#.utf8) + bad + Array(#"":1}]}"#.utf8))
+        }
+        Self.expectSameOutcome(Array(#"{"x":"é"}"#.utf8) + [0xC3])
+        // Nesting at and past the limit, in a skipped member and in a kept one (`customData`).
+        for depth in [510, 511, 512, 513] {
+            let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            Self.expectSameOutcome(#"{"skipped":"# + nested + "}")
+            Self.expectSameOutcome(#"{"status":[{"mediaSessionId":1,"customData":"# + nested + "}]}")
+        }
+    }
+
+    /// Seeded mutations of the repository's statuses (bytes flipped, inserted, deleted, and JSON tokens
+    /// spliced in): whatever the input, both decoders agree.
+    @Test func mutatedStatusesGiveTheSameOutcome() {
+        var generator = SeededGenerator(seed: 19)
+        let samples = MediaModelJSONTests.statuses.map { Array($0.utf8) } + [Array(Self.realDevice.utf8)]
+        let tokens = ["null", "true", "1.5", "-0", "1e400", "\"x\"", "[]", "{}", ",", "]", "}", "\"\\u00e9\"", "[1,]", "\u{FF}"]
+            .map { Array($0.utf8) }
+        for round in 0..<3_000 {
+            var bytes = samples[round % samples.count]
+            for _ in 0..<Int.random(in: 1...3, using: &generator) where !bytes.isEmpty {
+                let at = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: bytes[at] = UInt8.random(in: 0...255, using: &generator)
+                case 1: bytes.remove(at: at)
+                case 2: bytes.insert(contentsOf: tokens.randomElement(using: &generator)!, at: at)
+                default:
+                    // Replace a value after a ':' with a token of another type.
+                    if let colon = bytes[at...].firstIndex(of: UInt8(ascii: ":")) {
+                        let end = bytes[(colon + 1)...].firstIndex { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "}") } ?? bytes.count
+                        bytes.replaceSubrange((colon + 1)..<end, with: tokens.randomElement(using: &generator)!)
+                    }
+                }
+            }
+            Self.expectSameOutcome(bytes)
+        }
+    }
+
+    @Test func errorsAreTyped() {
+        #expect(throws: JSONError.self) { try MediaStatusMessage(utf8: Array("{".utf8)) }
+        do {
+            _ = try MediaStatusMessage(utf8: Array("[1]".utf8))
+            Issue.record("an array decoded as a MEDIA_STATUS")
+        } catch {
+            #expect(error.code == .typeMismatch)
+        }
+        do {
+            _ = try MediaStatusMessage(utf8: Array("[1] x".utf8))
+            Issue.record("trailing text decoded")
+        } catch {
+            #expect(error.code == .malformed)
+        }
+    }
+}
