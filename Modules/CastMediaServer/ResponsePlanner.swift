@@ -187,7 +187,7 @@ enum ResponsePlanner {
     /// RFC 9110 §13.1.5: an entity tag must match strongly; a date must equal Last-Modified exactly.
     static func ifRangeHolds(_ ifRange: String?, _ representation: Representation) -> Bool {
         guard let ifRange = ifRange?.trimmingOWS() else { return true }
-        if ifRange.hasPrefix("\"") || ifRange.hasPrefix("W/") {
+        if EntityTagList.looksLikeEntityTag(ifRange) {
             return EntityTagList.strongMatch(ifRange, representation.entityTag)
         }
         guard let date = HTTPDate.parse(ifRange), let modified = representation.lastModified else { return false }
@@ -228,11 +228,21 @@ struct EntityTagList: Equatable {
         return EntityTagList(isAny: false, tags: tags)
     }
 
-    /// Both strong and identical.
-    static func strongMatch(_ a: String, _ b: String) -> Bool { !a.hasPrefix("W/") && !b.hasPrefix("W/") && a == b }
+    // Entity tags are octets (RFC 9110 §8.8.3): they are compared and taken apart as UTF-8 bytes, never as
+    // Swift `Character`s, whose comparison is canonical equivalence (`"\u{212A}"`, KELVIN SIGN, equals `"K"`)
+    // and whose first character may be a quote with a combining mark (`"\u{32D}…"` does not start with `"`).
 
-    /// Identical opaque tags, ignoring weakness.
-    static func weakMatch(_ a: String, _ b: String) -> Bool { strip(a) == strip(b) }
+    /// Whether `tag` is weak (`W/"…"`).
+    static func isWeak(_ tag: String) -> Bool { tag.utf8.starts(with: "W/".utf8) }
 
-    private static func strip(_ tag: String) -> String { tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag }
+    /// Whether `text` starts as an entity tag does: `"` or `W/`.
+    static func looksLikeEntityTag(_ text: String) -> Bool { text.utf8.first == UInt8(ascii: "\"") || isWeak(text) }
+
+    /// Both strong and identical, byte for byte.
+    static func strongMatch(_ a: String, _ b: String) -> Bool { !isWeak(a) && !isWeak(b) && a.utf8.elementsEqual(b.utf8) }
+
+    /// Identical opaque tags, byte for byte, ignoring weakness.
+    static func weakMatch(_ a: String, _ b: String) -> Bool { opaque(a).elementsEqual(opaque(b)) }
+
+    private static func opaque(_ tag: String) -> Substring.UTF8View { isWeak(tag) ? Substring(tag).utf8.dropFirst(2) : Substring(tag).utf8 }
 }

@@ -1,6 +1,6 @@
 import NIOHTTP1
 import Testing
-@testable import CastMediaServer
+@_spi(Fuzzing) @testable import CastMediaServer
 
 @Suite("Response planning")
 struct ResponsePlannerTests {
@@ -102,6 +102,30 @@ struct ResponsePlannerTests {
         #expect(EntityTagList.parse("\"a,b\", W/\"c\"").tags == ["\"a,b\"", "W/\"c\""])
         #expect(EntityTagList.parse(" * ") == .any)
         #expect(EntityTagList.parse("nonsense").tags.isEmpty)
+    }
+
+    /// Found by FuzzMediaRequest (campaign of 2026-11-23): `"\u{32D}"`, a quote followed by a combining mark, is a
+    /// valid entity tag (obs-text), but as Swift `Character`s it neither starts nor ends with `"`; and `String ==`
+    /// is canonical equivalence, so `"\u{212A}"` (KELVIN SIGN) matched `"K"`. Entity tags are compared as bytes.
+    @Test func entityTagsAreBytes() {
+        let found = "\"\u{32D}/\"/"  // the campaign's input, minimized from 6 bytes to 4: `"\u{32D}"`
+        #expect(EntityTagList.parse(found).tags == ["\"\u{32D}/\""])
+        #expect(EntityTagList.parse("\"\u{32D}\"").tags.map { Array($0.utf8) } == [[0x22, 0xCC, 0xAD, 0x22]])
+        #expect(EntityTagList.looksLikeEntityTag("\"\u{32D}\""))
+        #expect(EntityTagList.strongMatch("\"\u{32D}\"", "\"\u{32D}\""))
+        #expect(!EntityTagList.strongMatch("\"\u{212A}\"", "\"K\""))
+        #expect(!EntityTagList.weakMatch("W/\"\u{212A}\"", "\"K\""))
+        #expect(!EntityTagList.strongMatch("\"e\u{301}\"", "\"\u{E9}\""))
+        #expect(EntityTagList.weakMatch("W/\"\u{32D}\"", "\"\u{32D}\""))
+        #expect(!EntityTagList.strongMatch("W/\"a\"", "W/\"a\""))
+        CastMediaServerFuzzing.checkFieldParsers(found)
+        // A request: If-Match with a tag canonically equivalent to the file's is not a match.
+        var file = resource
+        file.entityTag = "\"K\""
+        let kelvin = ResponsePlanner.plan(request(.GET, [("If-Match", "\"\u{212A}\"")]), representation: file, now: now, boundary: { "B" })
+        #expect(kelvin.status == .preconditionFailed)
+        let same = ResponsePlanner.plan(request(.GET, [("If-Match", "\"K\"")]), representation: file, now: now, boundary: { "B" })
+        #expect(same.status == .ok)
     }
 
     @Test func preflight() {
