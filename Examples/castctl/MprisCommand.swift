@@ -73,7 +73,7 @@ struct Mpris: AsyncParsableCommand {
         for await name in Observations({ mpris.busName }) where name != last {
             last = name
             print(name.map { "published \($0)" } ?? "no media session")
-            fflush(stdout)
+            fflush(nil)  // castctl keeps running: show the line now, also through a pipe
         }
     }
 

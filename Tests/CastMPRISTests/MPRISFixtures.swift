@@ -1,6 +1,7 @@
 @testable import CastMPRIS
 import CastMedia
 import CastMetadata
+import CastQueue
 import Foundation
 
 /// Snapshots and options for the mapping tests.
