@@ -68,7 +68,7 @@ import Testing
         let items = (1...100).map { MPRISSnapshot.Item(id: $0) }
         let window = MPRISState.window(of: items, around: 60, limit: 20)
         #expect(window.count == 20)
-        #expect(window.first?.id == 56)
+        #expect(window.first?.id == 55)
         #expect(window.contains { $0.id == 60 })
         #expect(MPRISState.window(of: items, around: 100, limit: 20).last?.id == 100)
     }
