@@ -98,6 +98,8 @@ final class DBusMessage: @unchecked Sendable {
     func marshalled() -> [UInt8]? {
         var buffer: UnsafeMutablePointer<CChar>?
         var length: Int32 = 0
+        // A message not sent yet has serial 0, which the wire format forbids.
+        if dbus_message_get_serial(pointer) == 0 { dbus_message_set_serial(pointer, 1) }
         guard dbus_message_marshal(pointer, &buffer, &length) != 0, let buffer else { return nil }
         defer { dbus_free(buffer) }
         return buffer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) { Array(UnsafeBufferPointer(start: $0, count: Int(length))) }
@@ -168,7 +170,8 @@ extension DBusMessage {
             }
             guard ok != 0 else { throw DBusCodingError(message: "libdbus refused a \(type) value") }
         case .array(let element, let elements):
-            guard dbus_signature_validate_single(element, nil) != 0 else {
+            // `{sv}` alone is no complete type; `a{sv}` is (a dict entry is valid only as an array element).
+            guard dbus_signature_validate_single("a" + element, nil) != 0 else {
                 throw DBusCodingError(message: "invalid array element signature \(element)")
             }
             guard elements.allSatisfy({ $0.signature == element }) else {
