@@ -27,6 +27,15 @@ struct PrivateBus {
 
 /// `castctl mpris` on a private session bus, driven by Debian's `playerctl` (a client we did not write),
 /// with pychromecast (Debian) as the other sender that loads and pauses on the emulated receiver.
+/// Kills `child` if it still runs after `seconds`: a safety net so a hung peer fails the test
+/// instead of hanging the suite (not a timing check; cancel it once the child is done).
+func watchdog(_ child: ChildProcess, seconds: Int = 60) -> Task<Void, Never> {
+    Task {
+        try? await Task.sleep(for: .seconds(seconds))
+        if !Task.isCancelled { kill(child.pid, SIGKILL) }
+    }
+}
+
 @Suite("MPRIS with playerctl", .serialized)
 struct MPRISInteropTests {
     static let playerctlPath = Peers.onPath("playerctl")
@@ -46,7 +55,9 @@ struct MPRISInteropTests {
     @discardableResult
     func playerctl(_ bus: PrivateBus, _ arguments: [String]) async throws -> String {
         let child = try ChildProcess(try #require(Self.playerctlPath), arguments, environment: bus.environment)
+        let guardTask = watchdog(child)
         let status = await child.waitForExit()
+        guardTask.cancel()
         #expect(status == 0, "playerctl \(arguments): \(child.errorOutput)")
         return child.output.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -71,6 +82,8 @@ struct MPRISInteropTests {
         let child = try ChildProcess(TestPaths.program("castctl"), ["mpris", "--host", "127.0.0.1", "--port", String(receiver.port),
                                                                     "--name", "Interop TV"], environment: bus.environment)
         mpris = child
+        let mprisGuard = watchdog(child, seconds: 300)
+        defer { mprisGuard.cancel() }
         let published = await child.waitForLine(where: { $0.hasPrefix("published ") })
         let busName = try #require(published?.dropFirst("published ".count).description, "castctl mpris: \(child.errorOutput)")
         #expect(busName.hasPrefix("org.mpris.MediaPlayer2.castor.d"))
@@ -118,6 +131,8 @@ struct MPRISInteropTests {
         // A pause made by another sender shows up in `playerctl --follow status`.
         try await playerctl(bus, p + ["play"])
         let follow = try ChildProcess(try #require(Self.playerctlPath), p + ["--follow", "status"], environment: bus.environment)
+        let followGuard = watchdog(follow)
+        defer { followGuard.cancel() }
         #expect(await follow.waitForLine(where: { $0 == "Playing" }) != nil)
         _ = try await otherSender("pause", receiver: receiver)
         #expect(await follow.waitForLine(where: { $0 == "Paused" }) != nil, "\(follow.output)")
