@@ -70,7 +70,7 @@ struct Mpris: AsyncParsableCommand {
     /// Prints a line each time the player appears or goes.
     static func announce(_ mpris: CastMPRISPlayer) async {
         var last: String?
-        for await name in Observations({ mpris.busName }) where name != last {
+        for await name in mpris.busNames where name != last {
             last = name
             print(name.map { "published \($0)" } ?? "no media session")
             fflush(nil)  // castctl keeps running: show the line now, also through a pipe

@@ -44,6 +44,9 @@ public final class CastMPRISPlayer: Observable, Sendable {
         var pendingCalls = 0
         /// Whether the bus dropped the connection.
         var disconnected = false
+        /// The subscribers of ``CastMPRISPlayer/busNames``.
+        var watchers: [Int: AsyncStream<String?>.Continuation] = [:]
+        var nextWatcher = 0
     }
 
     /// Creates a player for `cast`'s session; nothing is published before ``run()``.
@@ -69,9 +72,29 @@ public final class CastMPRISPlayer: Observable, Sendable {
         return published.withLock { $0.busName }
     }
 
+    /// The bus name each time it changes, starting with the current one (`nil`: nothing published).
+    /// Each call returns a new sequence; it ends when the consumer stops iterating.
+    public var busNames: AsyncStream<String?> {
+        let (stream, continuation) = AsyncStream<String?>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        let id = published.withLock { published in
+            defer { published.nextWatcher += 1 }
+            published.watchers[published.nextWatcher] = continuation
+            continuation.yield(published.busName)
+            return published.nextWatcher
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.published.withLock { $0.watchers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
     private func setBusName(_ name: String?) {
         registrar.withMutation(of: self, keyPath: \.busName) {
-            published.withLock { $0.busName = name }
+            published.withLock { published in
+                guard published.busName != name else { return }
+                published.busName = name
+                for watcher in published.watchers.values { watcher.yield(name) }
+            }
         }
     }
 
@@ -110,7 +133,12 @@ public final class CastMPRISPlayer: Observable, Sendable {
         published.withLock { $0.connection = connection }
         defer {
             setBusName(nil)
-            published.withLock { $0 = Published() }
+            published.withLock { published in
+                let watchers = published.watchers, next = published.nextWatcher
+                published = Published()
+                published.watchers = watchers
+                published.nextWatcher = next
+            }
         }
 
         let (events, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(1))
