@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "Castor", targets: ["Castor"]),
         .library(name: "CastMultizone", targets: ["CastMultizone"]),
         .library(name: "CastorIntents", targets: ["CastorIntents"]),
+        .library(name: "CastMPRIS", targets: ["CastMPRIS"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -59,6 +60,8 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", path: "Modules/CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CDBus", path: "Modules/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
 
         // MARK: Libraries
         .target(name: "CastJSON", path: "Modules/CastJSON", swiftSettings: strictSettings),
@@ -113,6 +116,11 @@ let package = Package(
             name: "CastorIntents", dependencies: ["Castor", "CastIntents", "CastQueue"],
             path: "Modules/CastorIntents", swiftSettings: strictSettings),
 
+        // Publishes a Cast session as an MPRIS 2 player on the D-Bus session bus (desktop media controls, playerctl).
+        .target(
+            name: "CastMPRIS", dependencies: ["CDBus", "Castor", "CastDiscovery", "CastMedia", "CastQueue", "CastMetadata"],
+            path: "Modules/CastMPRIS", swiftSettings: strictSettings),
+
         // MARK: Channel plugins (depend only on CastChannels and CastJSON)
         .target(
             name: "CastMultizone", dependencies: ["CastChannels", "CastJSON"],
@@ -130,7 +138,7 @@ let package = Package(
             name: "castctl",
             dependencies: [
                 "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
-                "CastReceiver", "ChatChannel", "CastMediaServer", "CastDiscovery", "Castor",
+                "CastReceiver", "ChatChannel", "CastMediaServer", "CastDiscovery", "Castor", "CastMPRIS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -167,7 +175,7 @@ let package = Package(
             // build it as a host tool, which drags swift-protobuf's C++ protoc into the build.
             name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTransport"],
             path: "Tests/InteropTests",
-            exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py"]),
+            exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py", "mpris_other_sender.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(
             name: "CastTransportTests",
@@ -229,5 +237,10 @@ let package = Package(
         .testTarget(
             name: "CastMediaServerTests", dependencies: ["CastMediaServer", "CastTestSupport"] + nio,
             path: "Tests/CastMediaServerTests"),
+        .testTarget(
+            name: "CastMPRISTests",
+            dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscovery",
+                           "CastJSON", "CastTestSupport"],
+            path: "Tests/CastMPRISTests"),
     ]
 )

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Installs what Castor's build, demo and tests need on a fresh Debian machine.
-#   scripts/bootstrap.sh build   – C libraries for the build (GnuTLS, Avahi client, libxml2, libcurl)
+#   scripts/bootstrap.sh build   – C libraries for the build (GnuTLS, Avahi client, libxml2, libcurl, libdbus-1)
 #   scripts/bootstrap.sh test    – the above, plus avahi-daemon, dbus, iptables, curl, openssl, protobuf
 #                                  tools for the lab tests, the third-party senders the interop
-#                                  tests drive (VLC, Debian's pychromecast 9.4, ffmpeg for clips),
+#                                  tests drive (VLC, Debian's pychromecast 9.4, ffmpeg for clips, playerctl),
 #                                  and a Python venv with pychromecast 14, catt and nichromecast.
 set -euo pipefail
 mode="${1:-build}"
 cd "$(dirname "$0")/.."
 
-packages=(libavahi-client-dev libgnutls28-dev libxml2-dev libcurl4-openssl-dev pkg-config)
+packages=(libavahi-client-dev libgnutls28-dev libxml2-dev libcurl4-openssl-dev libdbus-1-dev pkg-config)
 if [ "$mode" = test ]; then
   packages+=(avahi-daemon avahi-utils dbus iptables iproute2 curl python3-venv openssl)
-  packages+=(vlc-bin vlc-plugin-base ffmpeg python3-pychromecast)
+  packages+=(vlc-bin vlc-plugin-base ffmpeg python3-pychromecast playerctl)
 fi
 
 missing=()

@@ -24,7 +24,21 @@ extension Cast {
         try await startSession(with: device, resumingSessionId: info.sessionId)
     }
 
-    func startSession(with device: CastDevice, resumingSessionId: String?) async throws(CastError) {
+    /// Joins the media session another sender started on `device`, without ever launching an app.
+    ///
+    /// Connects, then waits, connected, until the receiver runs the configured app or any other app
+    /// with the media namespace (whoever started it), and joins it. Once joined, the session
+    /// behaves like one from ``startSession(with:)``: it reconnects by the configured policy, and it
+    /// ends when the receiver stops the app. This is how a program that only follows a device (a
+    /// desktop media-controls bridge, a status bar) attaches to it. The ``castable`` is not asked
+    /// for local state, and the ``delegate`` is told when the session starts.
+    /// - Throws: ``CastError`` `.deviceUnreachable` when the device cannot be reached, `.connectionLost`
+    ///   when the connection drops while waiting, `.cancelled` when the task is cancelled.
+    public func joinSession(with device: CastDevice) async throws(CastError) {
+        try await startSession(with: device, resumingSessionId: nil, waitingForMediaApp: true)
+    }
+
+    func startSession(with device: CastDevice, resumingSessionId: String?, waitingForMediaApp: Bool = false) async throws(CastError) {
         await gate.enter()
         defer { gate.leave() }
         if let current = state.withLock({ $0.link }) {
@@ -44,7 +58,7 @@ extension Cast {
         let link = SessionLink(device: device, configuration: configuration, clock: clock, connector: connector, logger: logger)
         let joined: Bool
         do {
-            joined = try await link.open(resumingSessionId: resumingSessionId)
+            joined = try await link.open(resumingSessionId: resumingSessionId, waitingForMediaApp: waitingForMediaApp)
         } catch {
             state.withLock { state in
                 state.currentDevice = nil
@@ -84,9 +98,16 @@ extension Cast {
     /// ``CastConfiguration/stopsReceiverAppOnEnd``), disconnects, and hands the state to the
     /// ``delegate`` and then the ``castable``. Does nothing without a session.
     public func endSession() async {
+        await endSession(stoppingReceiverApp: configuration.stopsReceiverAppOnEnd)
+    }
+
+    /// Ends the session like ``endSession()``, stopping the receiver app or not whatever
+    /// ``CastConfiguration/stopsReceiverAppOnEnd`` says (a "quit" that must stop what plays, or a
+    /// "leave" that must not).
+    public func endSession(stoppingReceiverApp: Bool) async {
         await gate.enter()
         defer { gate.leave() }
-        await tearDown(stopApp: configuration.stopsReceiverAppOnEnd, notify: true)
+        await tearDown(stopApp: stoppingReceiverApp, notify: true)
     }
 
     /// Ends the current session. With `notify`, the delegate and castable get the resume state.

@@ -43,7 +43,8 @@ public final class Cast: Observable, Sendable {
     let gate = AsyncGate()
     let browser: (any DeviceBrowser)?
     let connector: any CastDeviceConnector
-    let clock: any Clock<Duration>
+    /// The clock of every timer of the façade (heartbeat, reconnect back-off, position extrapolation).
+    public let clock: any Clock<Duration>
     let logger: Logger
 
     /// Creates the façade.

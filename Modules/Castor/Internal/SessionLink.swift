@@ -57,14 +57,36 @@ final class SessionLink: Sendable {
 
     /// Connects, then joins the session `sessionId` if the receiver still runs it, else joins the
     /// configured app if it runs, else launches it.
+    ///
+    /// With `waitingForMediaApp`, nothing is launched: the configured app, or else any app with the
+    /// media namespace, is joined once the receiver runs one (started by any sender); the wait ends
+    /// when the connection drops (`.connectionLost`) or the task is cancelled (`.cancelled`).
     /// - Returns: whether an existing session was joined.
-    func open(resumingSessionId sessionId: String?) async throws(CastError) -> Bool {
+    func open(resumingSessionId sessionId: String?, waitingForMediaApp: Bool = false) async throws(CastError) -> Bool {
         let connection = try await connect()
-        let status = connection.receiverStatus
+        var status = connection.receiverStatus
+        if waitingForMediaApp {
+            let events = connection.events
+            var iterator = events.makeAsyncIterator()
+            while Self.mediaApp(in: status, preferring: configuration.receiverAppID) == nil {
+                guard let event = await iterator.next() else {
+                    await connection.close()
+                    if Task.isCancelled { throw CastError(code: .cancelled, message: "Stopped waiting for a media session") }
+                    throw CastError(code: .connectionLost, message: "The connection to \(device.friendlyName) dropped while waiting for a media session")
+                }
+                switch event {
+                case .receiverStatus(let update): status = update
+                case .closed:
+                    await connection.close()
+                    throw CastError(code: .connectionLost, message: "The connection to \(device.friendlyName) dropped while waiting for a media session")
+                default: break
+                }
+            }
+        }
         let running = status?.applications.first { app in
             if let sessionId { return app.sessionId == sessionId }
             return app.appId == configuration.receiverAppID
-        }
+        } ?? (waitingForMediaApp ? Self.mediaApp(in: status, preferring: configuration.receiverAppID) : nil)
         let app: ReceiverStatus.Application
         let joined: Bool
         if let running {
@@ -90,6 +112,14 @@ final class SessionLink: Sendable {
             throw error
         }
         return joined
+    }
+
+    /// The app a media session can be joined in: `appId` if it runs, else the first app (not the idle
+    /// screen) that speaks the media namespace.
+    static func mediaApp(in status: ReceiverStatus?, preferring appId: String) -> ReceiverStatus.Application? {
+        let apps = status?.applications ?? []
+        return apps.first { $0.appId == appId }
+            ?? apps.first { !$0.isIdleScreen && $0.namespaces.contains("urn:x-cast:com.google.cast.media") }
     }
 
     /// Ends the session: stops the app when asked, then closes the connection.

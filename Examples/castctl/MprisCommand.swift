@@ -1,0 +1,106 @@
+import ArgumentParser
+import CastDiscovery
+import CastMPRIS
+import CastTransport
+import Castor
+import Foundation
+import Observation
+import Synchronization
+
+/// `castctl mpris`: the device's media session in the desktop's media controls (MPRIS 2 on D-Bus).
+struct Mpris: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Publish the device's media session as an MPRIS 2 player on the D-Bus session bus.",
+        discussion: """
+            Stays connected to the device. While a media session runs on it (started by any sender), \
+            org.mpris.MediaPlayer2.castor.<id> is on the session bus, so desktop media controls, media keys, \
+            playerctl and status bars show and drive it; when the session ends the name goes away until the \
+            next one. Prints one line when the player appears or goes. Stops on SIGINT or SIGTERM, leaving \
+            what plays playing.
+            """)
+
+    @Option(help: "The device's address.") var host: String?
+    @Option(help: "The device's Cast port.") var port = 8009
+    @Option(help: "The device's friendly name or UUID, found through mDNS.") var device: String?
+    @Option(help: "The name desktops show (Identity); the device name by default.") var name: String?
+    @Option(help: "The last element of the bus name (default: d + 8 hex digits of the device id).") var instance: String?
+    @Option(help: "Publish on the D-Bus bus at this address instead of the session bus.") var busAddress: String?
+    @Flag(help: "Show what plays without letting the desktop control it (CanControl false).") var readOnly = false
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        guard (host != nil) != (device != nil) else { throw ValidationError("Give exactly one of --host and --device") }
+    }
+
+    func run() async throws {
+        try await Output.run {
+            let options = try DeviceOptions.parse((host.map { ["--host", $0, "--port", String(port)] } ?? [])
+                                                  + (device.map { ["--device", $0] } ?? [])
+                                                  + ["--log-level", try logging.level().rawValue])
+            let (address, devicePort) = try await options.target()
+            // A stable id per address, so the bus name stays the same from one run to the next.
+            let target = CastDevice(id: CastDeviceID.derived(from: "\(address):\(devicePort)"),
+                                    friendlyName: name ?? device ?? address,
+                                    endpoints: [KnownHost(host: address, port: devicePort).endpoint])
+            let cast = Castor.Cast(configuration: CastConfiguration(), logger: Output.logger)
+            let mpris = CastMPRISPlayer(cast: cast, configuration: CastMPRISConfiguration(
+                bus: busAddress.map(CastMPRISConfiguration.Bus.address) ?? .session, instanceName: instance,
+                identity: name, allowsControl: !readOnly))
+            let signals = SignalFlag()
+            let failure = FailureBox()
+            let work = Task<Bool, Never> {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        do { try await mpris.run() } catch { failure.set(error) }
+                    }
+                    group.addTask { await Self.announce(mpris) }
+                    group.addTask { await Self.follow(cast, device: target) }
+                    _ = await group.next()  // the player stopped (the bus went away), or cancellation
+                    group.cancelAll()
+                }
+                return true
+            }
+            _ = await signals.wait(orUntil: work)
+            _ = await work.value
+            await cast.endSession(stoppingReceiverApp: false)
+            if let error = failure.error { throw error }
+        }
+    }
+
+    /// Prints a line each time the player appears or goes.
+    static func announce(_ mpris: CastMPRISPlayer) async {
+        var last: String?
+        for await name in mpris.busNames where name != last {
+            last = name
+            print(name.map { "published \($0)" } ?? "no media session")
+            fflush(nil)  // castctl keeps running: show the line now, also through a pipe
+        }
+    }
+
+    /// Joins every media session on the device, one after the other, reconnecting with a capped
+    /// back-off while the device cannot be reached.
+    static func follow(_ cast: Castor.Cast, device: CastDevice) async {
+        var delay = Duration.seconds(1)
+        while !Task.isCancelled {
+            do {
+                try await cast.joinSession(with: device)
+                delay = .seconds(1)
+            } catch {
+                if Task.isCancelled { return }
+                FileHandle.standardError.write(Data("castctl: \(error); retrying in \(delay)\n".utf8))
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(30))
+                continue
+            }
+            // Wait, connected, until the session ends (the app stops, or the reconnect policy gives up).
+            for await present in Observations({ cast.player != nil }) where !present { break }
+        }
+    }
+}
+
+/// The error that stopped the player, set once from a child task.
+private final class FailureBox: Sendable {
+    private let stored = Mutex<(any Error)?>(nil)
+    var error: (any Error)? { stored.withLock { $0 } }
+    func set(_ error: any Error) { stored.withLock { $0 = error } }
+}
