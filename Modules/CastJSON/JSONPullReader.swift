@@ -81,6 +81,7 @@ package struct JSONPullReader {
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         parser = JSONParser(bytes)
+        parser.skipByteOrderMark()
     }
 
     /// Runs `body` with a reader over `bytes`, then checks that only whitespace follows the value `body`
@@ -114,10 +115,12 @@ package struct JSONPullReader {
 
     /// Skips what is left of the document after the top-level value and checks the end of the input.
     private mutating func finish() throws(JSONError) {
-        if parser.depth > 0 || parser.index == 0 {
+        var start = JSONParser(parser.bytes)
+        start.skipByteOrderMark()
+        if parser.depth > 0 || parser.index == start.index {
             // `body` stopped inside (or before) the top-level value: the rest must still be JSON. Reread
             // the whole document; this only happens on paths that throw a type mismatch anyway.
-            var whole = JSONParser(parser.bytes)
+            var whole = start
             whole.skipWhitespace()
             _ = try whole.parseValue()
             parser = whole

@@ -34,8 +34,7 @@ struct JSONParser {
 
     private static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONValue {
         var parser = JSONParser(buffer)
-        // A UTF-8 byte-order mark may be ignored (RFC 8259 §8.1); JSONDecoder and JSONSerialization skip it.
-        if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
+        parser.skipByteOrderMark()
         parser.skipWhitespace()
         let value = try parser.parseValue()
         parser.skipWhitespace()
@@ -349,6 +348,12 @@ struct JSONParser {
 
     func peek() -> UInt8? {
         index < bytes.count ? bytes[index] : nil
+    }
+
+    /// Skips a UTF-8 byte-order mark at the start of the document: it may be ignored (RFC 8259 §8.1), and
+    /// JSONDecoder and JSONSerialization skip it.
+    mutating func skipByteOrderMark() {
+        if index == 0 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
 
     mutating func skipWhitespace() {
