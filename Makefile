@@ -26,6 +26,7 @@ test: bootstrap-test
 	$(SWIFT) build --build-tests
 	$(MAKE) new-user-package
 	$(SWIFT) test --skip-build
+	scripts/conformance-as-user.sh
 	$(MAKE) docs
 	$(MAKE) fuzz-short
 
