@@ -73,7 +73,10 @@ struct Cast: AsyncParsableCommand {
                 }
                 return nil
             }
-            let outcome = await interrupted.wait(orUntil: Task { await ended.value != nil })
+            // Cancelling the waiter (on Ctrl-C) cancels the follower, so neither outlives the wait.
+            let outcome = await interrupted.wait(orUntil: Task {
+                await withTaskCancellationHandler { await ended.value != nil } onCancel: { ended.cancel() }
+            })
             if outcome == .interrupted {
                 var stopped: MediaStatus?
                 if let player = cast.player {

@@ -30,7 +30,12 @@ struct Watch: AsyncParsableCommand {
             let interrupted = SignalFlag()
             let watcher = DeviceWatcher(options: device, policy: reconnect.policy)
             let watching = Task { await watcher.run() }
-            let outcome = await interrupted.wait(orUntil: Task { _ = await watching.value; return true })
+            let outcome = await interrupted.wait(orUntil: Task {
+                await withTaskCancellationHandler {
+                    _ = await watching.value
+                    return true
+                } onCancel: { watching.cancel() }
+            })
             if outcome == .interrupted {
                 watching.cancel()
                 return
