@@ -59,10 +59,9 @@ struct Cast: AsyncParsableCommand {
             try await cast.startSession(with: target)
             guard let player = cast.player else { throw CastError(code: .noSession, message: "The session ended while starting") }
             let firstTracks = items.first?.media?.tracks ?? []
-            if !subtitlesOff, let first = firstTracks.first {
-                player.setMediaSelectionPreference(.on(languages: first.language ?? "und"), for: .legible)
-            }
-            try await player.loadItems(from: items.compactMap { $0.media }.map(CastAsset.init(media:)))
+            var options = CastLoadOptions()
+            if !subtitlesOff, let first = firstTracks.first { options.activeTrackIds = [first.trackId] }
+            try await player.loadItems(from: items.compactMap { $0.media }.map(CastAsset.init(media:)), with: options)
             Output.print(player.mediaStatus, json: device.json)
             fflush(nil)  // castctl keeps running: show the status now, also through a pipe
             let baseline = player.mediaStatus?.mediaSessionId
