@@ -5,6 +5,7 @@ import CastMedia
 import CastMediaServer
 import CastMetadata
 import CastQueue
+import Castor
 import Dispatch
 import Foundation
 
@@ -17,9 +18,17 @@ struct Cast: AsyncParsableCommand {
             unguessable URLs, with byte ranges and CORS. Subtitles next to a video (movie.srt, movie.en.vtt) are \
             found and offered as text tracks; SRT is converted to WebVTT. A directory or playlist becomes a queue. \
             castctl keeps serving until playback ends or you press Ctrl-C (which stops the media).
+
+            When the device is lost (heartbeat timeout, reset, closed), castctl reconnects with back-off for \
+            --reconnect-timeout seconds: it rejoins the app if it still runs, re-launches it and reloads what was \
+            playing, at the position extrapolated to the loss, if the device restarted, and stops if another sender \
+            took the device over. The file server keeps running meanwhile, so the URLs stay valid.
+
+            \(SessionExit.help)
             """)
 
     @OptionGroup var device: DeviceOptions
+    @OptionGroup var reconnect: ReconnectOptions
     @Argument(help: "A media file, a directory, an .m3u/.m3u8/.pls playlist, or an http(s) URL.") var source: String
     @Option(help: "A subtitle file (.srt or .vtt) for the first item.") var subtitles: String?
     @Option(help: "The address to serve files on; by default the local address that reaches the device.") var serveHost: String?
@@ -35,6 +44,7 @@ struct Cast: AsyncParsableCommand {
                 let target = try await device.target()
                 server = try await CastMediaServer.start(reaching: target.host, receiverPort: target.port, port: servePort)
             }
+            // The server keeps running across a lost connection, so the URLs stay valid for a resume.
             defer { Task { await server.shutdown() } }
             let items = try CastPlan.items(for: source, subtitles: subtitles, server: server)
             guard !items.isEmpty else { throw ValidationError("\(source) holds no playable media") }
@@ -44,37 +54,48 @@ struct Cast: AsyncParsableCommand {
                 fflush(nil)
             }
             let interrupted = SignalFlag()
-            try await device.withMedia(launchIfNeeded: true) { _, media in
-                let firstTracks = items.first?.media?.tracks ?? []
-                let active = subtitlesOff || firstTracks.isEmpty ? nil : [firstTracks[0].trackId]
-                var status: MediaStatus
-                if items.count == 1, let only = items[0].media {
-                    status = try await media.load(only, activeTrackIds: active)
-                } else {
-                    var first = items
-                    first[0].activeTrackIds = active
-                    status = try await media.queueLoad(first)
+            let (cast, target) = try device.façade(reconnect: reconnect)
+            let events = cast.events
+            try await cast.startSession(with: target)
+            guard let player = cast.player else { throw CastError(code: .noSession, message: "The session ended while starting") }
+            let firstTracks = items.first?.media?.tracks ?? []
+            var options = CastLoadOptions()
+            if !subtitlesOff, let first = firstTracks.first { options.activeTrackIds = [first.trackId] }
+            try await player.loadItems(from: items.compactMap { $0.media }.map(CastAsset.init(media:)), with: options)
+            Output.print(player.mediaStatus, json: device.json)
+            fflush(nil)  // castctl keeps running: show the status now, also through a pipe
+            let baseline = player.mediaStatus?.mediaSessionId
+            let ended = Task { [json = device.json] () -> (SessionExit, String)? in
+                var narrator = SessionNarrator(json: json, baseline: baseline)
+                for await event in events {
+                    if case .exit(let status, let message) = narrator.handle(event, player: cast.player) { return (status, message) }
                 }
-                Output.print(status, json: device.json)
-                fflush(nil)  // castctl keeps running: show the status now, also through a pipe
-                CommandBudget.current?.settle()  // --timeout bounded getting here, not following playback
-                let statuses = media.statuses
-                let ended = Task {
-                    for await update in statuses {
-                        guard let update else { return true }  // the session ended
-                        if update.playerState == .idle, update.idleReason != nil { return true }
-                    }
-                    return false
-                }
-                let outcome = await interrupted.wait(orUntil: ended)
-                if outcome == .interrupted {
-                    let stopped = try? await media.stop()
-                    if !device.json { print("castctl: interrupted; stopped the media") }
-                    Output.print(stopped ?? nil, json: device.json)
-                } else if !device.json {
-                    print("castctl: playback ended")
-                }
+                return nil
             }
+            // Cancelling the waiter (on Ctrl-C) cancels the follower, so neither outlives the wait.
+            let outcome = await interrupted.wait(orUntil: Task {
+                await withTaskCancellationHandler { await ended.value != nil } onCancel: { ended.cancel() }
+            })
+            if outcome == .interrupted {
+                var stopped: MediaStatus?
+                if let player = cast.player {
+                    try? await player.stop()
+                    stopped = player.mediaStatus
+                }
+                await cast.endSession()
+                if !device.json { print("castctl: interrupted; stopped the media") }
+                Output.print(stopped, json: device.json)
+                return
+            }
+            let (status, message) = await ended.value ?? (.lost, "the session's events ended")
+            if status == .finished {
+                await cast.endSession()
+                if !device.json { print("castctl: \(message)") }
+                return
+            }
+            await cast.endSession()
+            FileHandle.standardError.write(Data("castctl: \(message)\n".utf8))
+            throw ExitCode(status.rawValue)
         }
     }
 }

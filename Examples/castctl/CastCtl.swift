@@ -8,10 +8,12 @@ struct CastCtl: AsyncParsableCommand {
         abstract: "Control Google Cast devices from Linux.",
         discussion: """
             Every device command takes --host H [--port P] and --json. Exit status is 0 on success; \
-            on failure one line goes to standard error and the status is non-zero.
+            on failure one line goes to standard error and the status is non-zero. The long-running commands \
+            (cast, tui, watch) tell a lost device (status 3) from playback that finished (0); their --help lists every status.
             """,
         subcommands: [
             Demo.self, Status.self, Launch.self, Stop.self, Volume.self, Load.self, Play.self, Pause.self,
-            Seek.self, Rate.self, Tracks.self, Queue.self, AppCommand.self, Cast.self, Discover.self, Tui.self, Mpris.self, Auth.self,
+            Seek.self, Rate.self, Tracks.self, Queue.self, AppCommand.self, Cast.self, Watch.self, Discover.self, Tui.self, Mpris.self,
+            Auth.self,
         ])
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CastChannels
 import CastJSON
 import CastTransport
+import Castor
 import Foundation
 import Logging
 import Synchronization
@@ -153,6 +154,10 @@ enum Output {
             throw error
         } catch let error as ValidationError {
             throw error
+        } catch let error as CastError where error.code == .connectionLost {
+            // A device lost in the middle of a command is a loss, not an ordinary failure.
+            FileHandle.standardError.write(Data("castctl: lost the device: \(error.message)\n".utf8))
+            throw ExitCode(SessionExit.lost.rawValue)
         } catch {
             FileHandle.standardError.write(Data("castctl: \(describe(error))\n".utf8))
             throw ExitCode.failure

@@ -14,7 +14,11 @@ struct Tui: AsyncParsableCommand {
         abstract: "A terminal remote: the expanded controller with a progress bar and a key per slot.",
         discussion: """
             Keys: 1 rewind 30 s · 2 previous · space/p play-pause · 3 next · 4 forward 30 s · m mute · +/- volume · q quit. \
-            With --emulated, an emulated receiver runs in this process with a three-item queue.
+            With --emulated, an emulated receiver runs in this process with a three-item queue. \
+            The connection state shows under the title: connected, reconnecting (with the attempt and a countdown) or lost; \
+            while the device is away no stale position is drawn.
+
+            \(SessionExit.help)
             """)
 
     @Option(help: "The device's address.") var host: String?
@@ -23,6 +27,7 @@ struct Tui: AsyncParsableCommand {
     @Flag(help: "Start an emulated receiver in this process and play a demo queue on it.") var emulated = false
     @Option(help: "Draw this many frames, then quit (for scripts; 0 = until q).") var frames = 0
     @Option(help: "Milliseconds between frames.") var intervalMs = 250
+    @OptionGroup var reconnect: ReconnectOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -35,6 +40,7 @@ struct Tui: AsyncParsableCommand {
         try await Output.run {
             var receiver: CastReceiver?
             let target: CastDevice
+            let cast: Castor.Cast
             if emulated {
                 let emulatedReceiver = CastReceiver(
                     configuration: CastReceiverConfiguration(name: "Castor TUI TV", host: "127.0.0.1", port: 0), logger: Output.logger)
@@ -43,15 +49,17 @@ struct Tui: AsyncParsableCommand {
                 receiver = emulatedReceiver
                 target = CastDevice(id: CastDeviceID(UUID()), friendlyName: "Castor TUI TV",
                                     endpoints: [KnownHost(host: "127.0.0.1", port: boundPort).endpoint])
+                cast = Castor.Cast(configuration: CastConfiguration(reconnectPolicy: reconnect.policy), logger: Output.logger)
             } else {
                 let options = try DeviceOptions.parse((host.map { ["--host", $0, "--port", String(port)] } ?? [])
                                                       + (device.map { ["--device", $0] } ?? [])
                                                       + ["--log-level", try logging.level().rawValue])
-                let (address, devicePort) = try await options.target()
-                target = CastDevice(id: CastDeviceID(UUID()), friendlyName: address,
-                                    endpoints: [KnownHost(host: address, port: devicePort).endpoint])
+                (cast, target) = try options.façade(reconnect: reconnect)
             }
-            let cast = Castor.Cast(configuration: CastConfiguration(), logger: Output.logger)
+            let connection = TuiConnectionState()
+            let events = cast.events
+            let follower = Task { for await event in events { connection.apply(event) } }
+            defer { follower.cancel() }
             try await cast.startSession(with: target)
             guard let player = cast.player else { throw ValidationError("No player: the session did not start") }
             if emulated {
@@ -75,7 +83,14 @@ struct Tui: AsyncParsableCommand {
                     default: _ = model.handleKey(key)
                     }
                 }
-                screen.draw(Self.frame(player: player, model: model, volume: volumeController, device: target.friendlyName))
+                if let (status, message) = connection.exit {
+                    screen.leaveRawMode()
+                    if let receiver { await receiver.stop() }
+                    FileHandle.standardError.write(Data("castctl: \(message)\n".utf8))
+                    throw ExitCode(status.rawValue)
+                }
+                screen.draw(Self.frame(player: player, model: model, volume: volumeController, device: target.friendlyName,
+                                       connection: connection.line(now: .now)))
                 drawn += 1
                 try await Task.sleep(for: .milliseconds(intervalMs))
             }
@@ -87,7 +102,8 @@ struct Tui: AsyncParsableCommand {
 
     /// One screen of the remote, as lines.
     static func frame(player: CastPlayer, model: CastExpandedControllerModel, volume: CastDeviceVolumeController?,
-                      device: String) -> [String] {
+                      device: String, connection: String = "connected") -> [String] {
+        let away = connection != "connected"
         let title = player.currentAsset?.metadata?.title ?? "—"
         let time = player.time()
         let range = player.seekableTimeRange()
@@ -107,21 +123,71 @@ struct Tui: AsyncParsableCommand {
             let glyph = button.isEnabled ? button.glyph : "·"
             return "[\(key)] \(glyph)"
         }
-        let state = player.isBusy ? "buffering" : (player.shouldPlay ? "playing" : "paused")
+        let state = away ? "—" : player.isBusy ? "buffering" : (player.shouldPlay ? "playing" : "paused")
         var volumeText = ""
         if let volume {
             volumeText = volume.isMuted ? "muted" : String(format: "volume %3.0f%%", volume.fraction * 100)
         }
         return [
             "Castor — \(device)",
-            "",
+            "  \(connection)",
             "  \(title)",
-            "  \(bar) \(MediaStatus.clock(position)) / \(MediaStatus.clock(end))  \(state)  ×\(player.playbackSpeed)",
+            away ? "  \(String(repeating: "·", count: width)) -:--:-- / \(MediaStatus.clock(end))  \(state)"
+                : "  \(bar) \(MediaStatus.clock(position)) / \(MediaStatus.clock(end))  \(state)  ×\(player.playbackSpeed)",
             "",
             "  " + buttons.joined(separator: "   "),
             "",
             "  \(volumeText)   m mute · +/- volume · q quit",
         ]
+    }
+}
+
+/// The connection as the TUI shows it, fed by the façade's events.
+final class TuiConnectionState: @unchecked Sendable {
+    private struct State {
+        var text = "connected"
+        var retryAt: ContinuousClock.Instant?
+        var exit: (SessionExit, String)?
+    }
+    private let state = Mutex(State())
+
+    func apply(_ event: CastSessionEvent) {
+        state.withLock { state in
+            switch event {
+            case .connectionLost:
+                state.text = "lost; reconnecting"
+                state.retryAt = nil
+            case .reconnecting(let attempt, let delay):
+                state.text = "reconnecting (attempt \(attempt)"
+                state.retryAt = .now.advanced(by: delay)
+            case .rejoined, .resumed, .started:
+                state.text = "connected"
+                state.retryAt = nil
+            case .resumeFailed(let error):
+                state.exit = (.failure, "the device restarted but reloading the media failed: \(error.message)")
+            case .ended(let error?):
+                state.text = "lost"
+                if error.code == .connectionLost {
+                    state.exit = (.lost, "lost the device: \(error.message)")
+                } else {
+                    state.exit = (.takenOver, error.code == .sessionTakenOver ? error.message : "the session ended on the receiver: \(error.message)")
+                }
+            case .ended(nil), .mediaStatus, .receiverStatus:
+                break
+            }
+        }
+    }
+
+    /// Why the TUI must stop, if it must.
+    var exit: (SessionExit, String)? { state.withLock { $0.exit } }
+
+    /// The connection line, with a countdown to the next attempt while reconnecting.
+    func line(now: ContinuousClock.Instant) -> String {
+        state.withLock { state in
+            guard let retryAt = state.retryAt else { return state.text }
+            let left = max(.zero, now.duration(to: retryAt))
+            return state.text + String(format: ", next in %.1f s)", SessionNarrator.seconds(left))
+        }
     }
 }
 

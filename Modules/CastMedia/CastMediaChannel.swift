@@ -42,6 +42,8 @@ public final class CastMediaChannel: CastChannelPlugin {
         /// The subscribers of ``statuses``.
         var subscribers: [Int: StatusSubscriber] = [:]
         var nextSubscriber = 0
+        /// The status and extrapolated position when the channel last lost its app (see ``lastSessionAtDisconnect``).
+        var atDisconnect: (status: MediaStatus, position: Double)?
     }
 
     /// One ``statuses`` stream.
@@ -82,6 +84,12 @@ public final class CastMediaChannel: CastChannelPlugin {
 
     /// The playback position now, extrapolated from the latest status with the injected clock.
     public var estimatedPosition: Double? { state.withLock { $0.position.position() } }
+
+    /// The media session the channel had when it last lost its receiver app (a dropped connection,
+    /// the app closing), with the position extrapolated to that moment; `nil` when it had none.
+    /// Kept until the next disconnect, so a sender can reload what was playing after the receiver
+    /// restarted.
+    public var lastSessionAtDisconnect: (status: MediaStatus, position: Double)? { state.withLock { $0.atDisconnect } }
 
     /// The media status, as it changes: first the current one (``status``), then every status
     /// received after it, each once and in the order the receiver sent them. Each element is a
@@ -124,6 +132,11 @@ public final class CastMediaChannel: CastChannelPlugin {
     public func channelDidDisconnect(_ context: CastChannelContext, reason: CastChannelDisconnectReason) async {
         state.withLock { state in
             let hadSession = state.hasSession
+            if let status = state.status, let position = state.position.position() {
+                state.atDisconnect = (status, position)
+            } else {
+                state.atDisconnect = nil
+            }
             state.context = nil
             state.status = nil
             state.hasSession = false

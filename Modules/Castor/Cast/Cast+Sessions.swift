@@ -84,6 +84,7 @@ extension Cast {
         changed(\.sessionInfo)
         changed(\.multizoneDevices)
         follow(link)
+        broadcaster.yield(.started(device))
         if let switchState {
             do { try await player.resume(from: switchState) } catch { logger.warning("Resuming on \(device.friendlyName) failed: \(error)") }
             return
@@ -107,7 +108,9 @@ extension Cast {
     public func endSession(stoppingReceiverApp: Bool) async {
         await gate.enter()
         defer { gate.leave() }
+        let hadSession = state.withLock { $0.link != nil }
         await tearDown(stopApp: stoppingReceiverApp, notify: true)
+        if hadSession { broadcaster.yield(.ended(nil)) }
     }
 
     /// Ends the current session. With `notify`, the delegate and castable get the resume state.
@@ -160,26 +163,67 @@ extension Cast {
                 self.changed(\.multizoneDevices)
             }
         }
+        let statuses = link.media.statuses
+        let statusTask = Task { [weak self] in
+            for await status in statuses {
+                guard let self else { return }
+                self.broadcaster.yield(.mediaStatus(status))
+            }
+        }
         let events = link.events
         let task = Task { [weak self, weak link] in
+            defer {
+                membersTask.cancel()
+                statusTask.cancel()
+            }
             for await event in events {
                 guard let self, let link else { return }
                 switch event {
                 case .state(let connectionState):
                     guard self.state.withLock({ $0.link === link }) else { return }
                     self.setConnectionState(connectionState)
-                case .receiverStatus:
+                case .receiverStatus(let status):
                     self.changed(\.multizoneDevices)
+                    self.broadcaster.yield(.receiverStatus(status))
+                case .lost(let error):
+                    self.broadcaster.yield(.connectionLost(error))
+                case .reconnecting(let attempt, let delay):
+                    self.broadcaster.yield(.reconnecting(attempt: attempt, delay: delay))
+                case .rejoined(let attempt):
+                    self.broadcaster.yield(.rejoined(attempt: attempt))
+                case .relaunched:
+                    await self.resumeAfterRestart(link)
                 case .ended(let error):
-                    membersTask.cancel()
                     self.logger.info("Session on \(link.device.friendlyName) ended: \(error)")
                     await self.sessionEndedRemotely(link)
+                    self.broadcaster.yield(.ended(error))
                     return
                 }
             }
-            membersTask.cancel()
         }
         state.withLock { $0.linkTask = task }
+    }
+
+    /// The receiver restarted and the app runs again: loads what played at the moment of loss.
+    private func resumeAfterRestart(_ link: SessionLink) async {
+        guard let player = state.withLock({ $0.link === link ? $0.player : nil }) else { return }
+        if let app = link.app {
+            let info = CastSessionInfo(deviceId: link.device.id.description, sessionId: app.sessionId, appId: app.appId)
+            state.withLock { $0.sessionInfo = info }
+            changed(\.sessionInfo)
+        }
+        guard let resume = player.resumeStateAtLoss() else {
+            broadcaster.yield(.resumeFailed(CastError(code: .noSession, message: "Nothing was playing when the connection was lost")))
+            return
+        }
+        do {
+            try await player.resume(from: resume)
+            logger.info("Resumed on \(link.device.friendlyName) at \(resume.options.time ?? .zero)")
+            broadcaster.yield(.resumed(resume))
+        } catch {
+            logger.warning("Resuming on \(link.device.friendlyName) after it restarted failed: \(error)")
+            broadcaster.yield(.resumeFailed(error))
+        }
     }
 
     private func sessionEndedRemotely(_ link: SessionLink) async {

@@ -41,6 +41,7 @@ public final class Cast: Observable, Sendable {
     let state: Mutex<State>
     let registrar = ObservationRegistrar()
     let gate = AsyncGate()
+    let broadcaster = SessionEventBroadcaster()
     let browser: (any DeviceBrowser)?
     let connector: any CastDeviceConnector
     /// The clock of every timer of the façade (heartbeat, reconnect back-off, position extrapolation).
@@ -84,7 +85,20 @@ public final class Cast: Observable, Sendable {
         let (tasks, linkTask) = state.withLock { ($0.tasks, $0.linkTask) }
         for task in tasks { task.cancel() }
         linkTask?.cancel()
+        broadcaster.finish()
     }
+
+    /// The session's events from now on: connection lost, reconnecting, rejoined, resumed after a
+    /// restart, ended (and why), and every receiver and media status. Each access gives an
+    /// independent stream, which lasts as long as the `Cast` (across sessions) and keeps at most
+    /// the newest 1024 events a reader has not read yet.
+    ///
+    /// ```swift
+    /// for await event in cast.events {
+    ///     if case .ended(let error?) = event, error.code == .connectionLost { exit(3) }
+    /// }
+    /// ```
+    public var events: AsyncStream<CastSessionEvent> { broadcaster.subscribe() }
 
     func changed<Value>(_ keyPath: KeyPath<Cast, Value>) {
         registrar.withMutation(of: self, keyPath: keyPath) {}

@@ -1,5 +1,6 @@
 public import CastChannels
 public import CastDiscovery
+public import CastTransport
 import Foundation
 
 /// How previous and next behave.
@@ -31,10 +32,14 @@ public struct CastReconnectPolicy: Sendable, Hashable {
     public var multiplier: Double
     /// The fraction of each delay that is random (0: none; 0.5: the delay is between 50 % and 100 % of its nominal value).
     public var jitter: Double
+    /// How long after the loss reconnecting may go on, on the injected clock, whatever the attempts
+    /// left (`nil`: only ``maxAttempts`` bounds it). No attempt starts after it.
+    public var timeout: Duration?
 
-    /// Creates a policy. Defaults: 6 attempts, 0.5 s doubling to at most 15 s, 50 % jitter.
+    /// Creates a policy. Defaults: 6 attempts, 0.5 s doubling to at most 15 s, 50 % jitter, no time bound.
     public init(maxAttempts: Int = 6, initialDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(15),
-                multiplier: Double = 2, jitter: Double = 0.5) {
+                multiplier: Double = 2, jitter: Double = 0.5, timeout: Duration? = nil) {
+        self.timeout = timeout.map { max(.zero, $0) }
         self.maxAttempts = max(0, maxAttempts)
         self.initialDelay = max(.zero, initialDelay)
         self.maxDelay = max(self.initialDelay, maxDelay)
@@ -44,6 +49,12 @@ public struct CastReconnectPolicy: Sendable, Hashable {
 
     /// No reconnecting: a dropped connection ends the session.
     public static let never = CastReconnectPolicy(maxAttempts: 0)
+
+    /// Reconnects for at most `timeout` after the loss, with as many attempts as fit, backing off
+    /// from 0.5 s to at most `maxDelay` with 50 % jitter (what long-running programs use).
+    public static func within(_ timeout: Duration, maxDelay: Duration = .seconds(8)) -> CastReconnectPolicy {
+        CastReconnectPolicy(maxAttempts: Int(Int32.max), maxDelay: maxDelay, timeout: timeout)
+    }
 
     /// The delay before attempt `attempt` (1-based), given a random number in 0..<1.
     public func delay(beforeAttempt attempt: Int, random: Double) -> Duration {
@@ -91,6 +102,13 @@ public struct CastConfiguration: Sendable {
     public var backwardSkipInterval: Duration
     /// The sender id used on the wire.
     public var senderId: String
+    /// The `userAgent` sent in CONNECT.
+    public var userAgent = "Castor for Linux"
+    /// Whether each connection checks that the device is genuine, and what to do with the result
+    /// (`.report` by default: expose it and go on; `.require` refuses an unverified device).
+    public var deviceAuthPolicy: CastDeviceAuthPolicy = .report
+    /// The roots a genuine device must chain to (the public Cast roots by default).
+    public var deviceAuthTrustStore: CastTrustStore = .cast
 
     /// Creates a configuration; every parameter has the recommended default. Skip intervals that
     /// are not positive are replaced with 10 s.
@@ -134,7 +152,8 @@ public struct CastConfiguration: Sendable {
 
     var connectionConfiguration: CastConnectionConfiguration {
         CastConnectionConfiguration(
-            senderId: senderId, heartbeatInterval: heartbeatInterval, livenessTimeout: livenessTimeout,
-            requestTimeout: requestTimeout, launchTimeout: launchTimeout)
+            senderId: senderId, userAgent: userAgent, heartbeatInterval: heartbeatInterval, livenessTimeout: livenessTimeout,
+            requestTimeout: requestTimeout, launchTimeout: launchTimeout, deviceAuthPolicy: deviceAuthPolicy,
+            deviceAuthTrustStore: deviceAuthTrustStore)
     }
 }

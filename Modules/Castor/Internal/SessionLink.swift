@@ -14,8 +14,16 @@ final class SessionLink: Sendable {
     enum Event: Sendable {
         case state(CastConnectionState)
         case receiverStatus(ReceiverStatus)
-        /// The session is over: the app stopped, or reconnecting gave up. Carries the reason.
+        /// The session is over: the app stopped, another sender took over, or reconnecting gave up. Carries the reason.
         case ended(CastError)
+        /// The connection dropped; reconnecting starts.
+        case lost(CastError)
+        /// Attempt `attempt` starts after `delay`.
+        case reconnecting(attempt: Int, delay: Duration)
+        /// The app still ran and was joined again.
+        case rejoined(attempt: Int)
+        /// The receiver ran no app any more (it restarted): the app was launched again, with no media.
+        case relaunched(attempt: Int)
     }
 
     let device: CastDevice
@@ -212,7 +220,7 @@ final class SessionLink: Sendable {
                     self.state.withLock { $0.receiverStatus = status }
                     self.broadcaster.yield(.receiverStatus(status))
                     if let app = self.app, !status.applications.contains(where: { $0.sessionId == app.sessionId }) {
-                        self.finish(CastError(code: .sessionEnded, message: "The receiver stopped \(app.appId)"))
+                        self.finish(Self.endReason(app: app, status: status))
                         await connection.close()
                         return
                     }
@@ -225,6 +233,7 @@ final class SessionLink: Sendable {
                 case .closed(let error):
                     guard let error, !self.state.withLock({ $0.closing || $0.ended }) else { return }
                     self.logger.info("Connection to \(self.device.friendlyName) lost: \(error)")
+                    self.broadcaster.yield(.lost(CastError(error, doing: "The connection to \(self.device.friendlyName)")))
                     await self.reconnect()
                     return
                 default:
@@ -239,9 +248,28 @@ final class SessionLink: Sendable {
         }
     }
 
+    /// What is left of `timeout` on `clock`, counted from now, each time the result is called.
+    static func countdown<C: Clock<Duration>>(on clock: C, from timeout: Duration) -> () -> Duration {
+        let start = clock.now
+        return { timeout - start.duration(to: clock.now) }
+    }
+
+    /// Why the session ended when the receiver no longer runs `app`: another sender's app or
+    /// session runs instead (taken over), or nothing does (stopped).
+    static func endReason(app: ReceiverStatus.Application, status: ReceiverStatus) -> CastError {
+        if let other = status.applications.first(where: { !$0.isIdleScreen && $0.sessionId != app.sessionId }) {
+            return CastError(code: .sessionTakenOver,
+                             message: "Another sender took the device over: it runs \(other.displayName) (\(other.appId)), session \(other.sessionId)")
+        }
+        return CastError(code: .sessionEnded, message: "The receiver stopped \(app.appId)")
+    }
+
+    /// Reconnects under the policy: rejoins the app if it still runs, launches it again if the
+    /// receiver runs no app (it restarted), and gives up if another sender's app or session runs.
     private func reconnect() async {
         let policy = configuration.reconnectPolicy
-        guard let sessionId = app?.sessionId else { return finish(CastError(code: .connectionLost, message: "Connection lost")) }
+        guard let lostApp = app else { return finish(CastError(code: .connectionLost, message: "Connection lost")) }
+        let sessionId = lostApp.sessionId
         var lastError = CastError(code: .connectionLost, message: "The connection to \(device.friendlyName) was lost")
         // The channels outlive connections: let the old connection's disconnect reach them first,
         // so it cannot arrive after the new connection's connect.
@@ -250,17 +278,29 @@ final class SessionLink: Sendable {
             rounds += 1
             await Task.yield()
         }
+        let timeLeft = policy.timeout.map { Self.countdown(on: clock, from: $0) }
         var attempt = 0
+        var launchedSessionId: String?
         while attempt < policy.maxAttempts {
             attempt += 1
             if state.withLock({ $0.closing }) || Task.isCancelled { return }
+            var delay = policy.delay(beforeAttempt: attempt, random: Double.random(in: 0..<1))
+            if let timeLeft {
+                let left = timeLeft()
+                guard left > .zero else {
+                    attempt -= 1
+                    break
+                }
+                delay = min(delay, left)
+            }
             broadcaster.yield(.state(.reconnecting(attempt: attempt)))
-            let delay = policy.delay(beforeAttempt: attempt, random: Double.random(in: 0..<1))
+            broadcaster.yield(.reconnecting(attempt: attempt, delay: delay))
             do {
                 try await clock.sleep(for: delay)
             } catch {
                 return
             }
+            if state.withLock({ $0.closing }) { return }
             let connection: CastConnection
             do {
                 connection = try await connect()
@@ -268,22 +308,58 @@ final class SessionLink: Sendable {
                 lastError = error
                 continue
             }
-            guard let app = connection.receiverStatus?.applications.first(where: { $0.sessionId == sessionId }) else {
+            let status = connection.receiverStatus
+            if let app = status?.applications.first(where: { $0.sessionId == sessionId }) {
+                do {
+                    try await attach(app, on: connection)
+                    logger.info("Rejoined session \(sessionId) on \(device.friendlyName) (attempt \(attempt))")
+                    broadcaster.yield(.rejoined(attempt: attempt))
+                    return
+                } catch {
+                    await connection.close()
+                    lastError = error
+                    continue
+                }
+            }
+            // An app this loop launched on an earlier attempt (which then failed to attach) is ours.
+            if let launchedSessionId, let app = status?.applications.first(where: { $0.sessionId == launchedSessionId }) {
+                do {
+                    try await attach(app, on: connection)
+                    broadcaster.yield(.relaunched(attempt: attempt))
+                    return
+                } catch {
+                    await connection.close()
+                    lastError = error
+                    continue
+                }
+            }
+            if let status, status.applications.contains(where: { !$0.isIdleScreen }) {
                 await connection.close()
-                finish(CastError(code: .sessionEnded, message: "The receiver no longer runs the session after reconnecting"))
+                finish(Self.endReason(app: lostApp, status: status))
                 return
             }
+            // The receiver runs no app: it restarted. Launch the app again; the façade reloads.
             do {
+                let app = try await connection.receiver.launch(
+                    appId: configuration.receiverAppID, supportedAppTypes: configuration.supportedAppTypes)
+                launchedSessionId = app.sessionId
                 try await attach(app, on: connection)
-                logger.info("Rejoined session \(sessionId) on \(device.friendlyName) (attempt \(attempt))")
+                logger.info("Relaunched \(app.appId) on \(device.friendlyName) after it restarted (attempt \(attempt))")
+                broadcaster.yield(.relaunched(attempt: attempt))
                 return
-            } catch {
+            } catch let error as CastError {
                 await connection.close()
                 lastError = error
+            } catch let error as CastChannelError {
+                await connection.close()
+                lastError = CastError(error, doing: "Launching \(configuration.receiverAppID) again")
+            } catch {
+                await connection.close()
+                lastError = CastError(code: .launchFailed, message: "Launching \(configuration.receiverAppID) again: \(error)")
             }
         }
-        finish(CastError(code: .connectionLost, message: "Reconnecting gave up after \(attempt) attempts: \(lastError.message)",
-                         cause: lastError))
+        finish(CastError(code: .connectionLost, message: "Reconnecting to \(device.friendlyName) gave up after \(attempt) attempts"
+                         + (policy.timeout.map { " in \($0)" } ?? "") + ": \(lastError.message)", cause: lastError))
     }
 
     private func finish(_ error: CastError?) {

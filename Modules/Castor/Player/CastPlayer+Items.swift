@@ -48,7 +48,8 @@ extension CastPlayer {
             throw CastError(code: .invalidArgument, message: "Index \(options.index) is outside the \(assets.count) assets")
         }
         let items = assets.indices.map { index in
-            QueueItem(media: assets[index].mediaInformation, autoplay: index == options.index ? options.shouldPlay : true)
+            QueueItem(media: assets[index].mediaInformation, autoplay: index == options.index ? options.shouldPlay : true,
+                      activeTrackIds: index == options.index ? options.activeTrackIds : nil)
         }
         do {
             let status = try await media.queueLoad(

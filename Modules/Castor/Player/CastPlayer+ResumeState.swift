@@ -43,6 +43,15 @@ extension CastPlayer {
         return Self.resumeState(status: status, items: knownQueueItems(), position: media.estimatedPosition)
     }
 
+    /// The resume state at the moment the connection was lost: the media session the channel had
+    /// then, its position extrapolated to that moment, and the queue the sender knew.
+    func resumeStateAtLoss() -> CastResumeState? {
+        if let (status, position) = media.lastSessionAtDisconnect {
+            return Self.resumeState(status: status, items: knownQueueItems(), position: position)
+        }
+        return lastKnownResumeState()
+    }
+
     /// Builds a resume state from a status and the queue's items (pure; for tests and tools).
     static func resumeState(status: MediaStatus, items: [QueueItem], position: Double?) -> CastResumeState? {
         var withMedia = items.filter { $0.media != nil }

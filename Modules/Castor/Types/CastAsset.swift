@@ -47,6 +47,8 @@ public struct CastAsset: Sendable, Hashable, Codable {
     public var metadata: CastMetadata?
     /// Application data for the receiver.
     public var customData: CastCustomData?
+    /// The asset's audio, video and text tracks (subtitles), kept so a resume loads them again.
+    public var tracks: [MediaTrack]?
 
     /// An entity asset.
     public static func entity(_ entity: String, metadata: CastMetadata? = nil, customData: CastCustomData? = nil) -> Self {
@@ -90,6 +92,7 @@ public struct CastAsset: Sendable, Hashable, Codable {
         }
         media.metadata = metadata
         media.customData = customData
+        media.tracks = tracks
         return media
     }
 
@@ -107,5 +110,6 @@ public struct CastAsset: Sendable, Hashable, Codable {
         }
         metadata = media.metadata
         customData = media.customData
+        tracks = media.tracks
     }
 }

@@ -7,7 +7,7 @@ public struct CastError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case noSession, deviceUnreachable, launchFailed, connectionLost, commandFailed, timeout,
-                 invalidArgument, unsupported, cancelled, sessionEnded
+                 invalidArgument, unsupported, cancelled, sessionEnded, sessionTakenOver
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -32,6 +32,9 @@ public struct CastError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code(.cancelled)
         /// The session ended (the app stopped on the receiver, or reconnecting gave up).
         public static let sessionEnded = Code(.sessionEnded)
+        /// Another sender took the device over while this one was away (it runs another app or
+        /// another session); the session was not fought for.
+        public static let sessionTakenOver = Code(.sessionTakenOver)
 
         /// The code's name.
         public var description: String { base.rawValue }

@@ -12,6 +12,10 @@ public struct CastLoadOptions: Sendable, Hashable, Codable {
     public var playbackSpeed: Double { didSet { playbackSpeed = Self.clampSpeed(playbackSpeed) } }
     /// The repeat mode.
     public var repeatMode: CastRepeatMode
+    /// The tracks to turn on with the start item, by track id, sent with the load so the receiver
+    /// starts with them (`nil`: the receiver's choice, then the player's language preferences).
+    /// Not encoded: a ``CastResumeState`` carries languages instead, which survive new track ids.
+    public var activeTrackIds: [Int]? = nil
 
     /// Creates options.
     public init(index: Int = 0, time: Duration? = nil, shouldPlay: Bool = true, playbackSpeed: Double = 1,
