@@ -4,14 +4,18 @@ import CastQueue
 extension CastPlayer {
     /// The receiver's queue as a resume state: every item with media, the current index, the
     /// position relative to the seekable window, whether it plays, speed, repeat mode and the
-    /// active track language per characteristic. Fetches items the sender has not fetched yet.
+    /// active track language per characteristic. Fetches items the sender has not fetched yet, unless
+    /// the media session has ended.
     /// - Returns: `nil` when the receiver has nothing to resume.
     public func resumeState() async -> CastResumeState? {
         // Without a live media session (for example while reconnecting), use what the sender knew.
         guard let status = state.withLock({ $0.status }), media.isConnected else { return lastKnownResumeState() }
         var queueItems: [QueueItem] = []
         let ids = queue.itemIds
-        if !ids.isEmpty {
+        // A session that ended (IDLE with a reason: finished, stopped, failed) answers no queue request
+        // (INVALID_PLAYER_STATE): build the state from what the sender already has.
+        let ended = status.playerState == .idle && status.idleReason != nil
+        if !ids.isEmpty && !ended {
             var fetched: [Int: QueueItem] = [:]
             for batchStart in stride(from: 0, to: ids.count, by: QueueModelState.batchSize) {
                 let batch = Array(ids[batchStart..<min(ids.count, batchStart + QueueModelState.batchSize)])
