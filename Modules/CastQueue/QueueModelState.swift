@@ -50,10 +50,6 @@ public struct QueueModelState: Sendable {
     public private(set) var pendingItemIds: Set<Int> = []
     /// Whether a QUEUE_GET_ITEM_IDS is outstanding.
     public private(set) var isFetchingItemIds = false
-    /// Whether the last status said the media session ended (IDLE with an idle reason): the receiver
-    /// answers queue requests with INVALID_PLAYER_STATE then, so the model fetches nothing until a
-    /// status shows the session (or a new one) going again.
-    public private(set) var hasEnded = false
     private var cache: LRUCache<Int, QueueItem>
 
     /// Creates an empty model whose item cache holds `cacheCapacity` items.
@@ -79,7 +75,7 @@ public struct QueueModelState: Sendable {
         guard itemIds.indices.contains(index) else { return (nil, nil) }
         let id = itemIds[index]
         if let item = cache.value(for: id) { return (item, nil) }
-        guard !pendingItemIds.contains(id), !hasEnded else { return (nil, nil) }
+        guard !pendingItemIds.contains(id) else { return (nil, nil) }
         var batch: [Int] = []
         for candidate in itemIds[index...] where batch.count < Self.batchSize {
             if cache.peek(candidate) == nil && !pendingItemIds.contains(candidate) { batch.append(candidate) }
@@ -136,7 +132,7 @@ public struct QueueModelState: Sendable {
     }
 
     private mutating func needItemIds() -> [Effect] {
-        guard !isFetchingItemIds, !hasEnded else { return [] }
+        guard !isFetchingItemIds else { return [] }
         isFetchingItemIds = true
         return [.fetchItemIds]
     }
@@ -150,7 +146,6 @@ public struct QueueModelState: Sendable {
         }
         var changes: [QueueModelChange] = []
         var effects: [Effect] = []
-        hasEnded = status.playerState == .idle && status.idleReason != nil
         if status.mediaSessionId != mediaSessionId {
             let hadItems = !itemIds.isEmpty
             mediaSessionId = status.mediaSessionId

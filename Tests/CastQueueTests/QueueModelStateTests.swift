@@ -56,22 +56,6 @@ struct QueueModelStateTests {
         #expect(model.apply(Self.change("INSERT", [7], before: 42)).effects == [.fetchItemIds])
     }
 
-    @Test func anEndedSessionFetchesNothingUntilItPlaysAgain() {
-        var model = QueueModelState()
-        _ = model.apply(Self.status(session: 1, current: 1))
-        _ = model.apply(Self.itemIds([1, 2]))
-        // STOP: the receiver reports IDLE/CANCELLED and refuses queue requests for that session from now on.
-        var ended = Self.status(session: 1, current: 1)
-        ended["status"] = [["mediaSessionId": 1, "playerState": "IDLE", "idleReason": "CANCELLED", "currentItemId": 1]]
-        #expect(model.apply(ended).effects.isEmpty)
-        #expect(model.hasEnded)
-        #expect(model.item(at: 0).effect == nil)
-        // The same session playing again (a QUEUE_UPDATE jump after the end) may be asked again.
-        _ = model.apply(Self.status(session: 1, current: 2))
-        #expect(!model.hasEnded)
-        #expect(model.item(at: 0).effect == .fetchItems([1, 2]))
-    }
-
     @Test func lazyBatchedFetchesAndCache() {
         var model = QueueModelState(cacheCapacity: 30)
         _ = model.apply(Self.status(session: 1, current: 1))

@@ -74,7 +74,9 @@ import Testing
         // The sender reconnects, finds the session gone (a restarted device runs no app), launches
         // the app again and reloads what it knew at the moment of loss: the queue and the position.
         try await waitUntil("resumed on the restarted device") {
+            // Item ids come first, the items themselves with the next fetch: wait for the current one's.
             cast.connectionState == .connected && cast.sessionInfo?.sessionId != sessionId && player.items.count == 3
+                && player.currentAsset != nil
         }
         #expect(cast.player === player)
         #expect(player.currentItem == player.items[1])
