@@ -27,7 +27,7 @@ demo: bootstrap-build
 test: bootstrap-test
 	$(SWIFT) build --build-tests
 	$(MAKE) new-user-package
-	$(SWIFT) test --skip-build --no-parallel
+	timeout -k 30 40m $(SWIFT) test --skip-build --no-parallel
 	scripts/conformance-as-user.sh
 	$(MAKE) docs
 	$(MAKE) fuzz-short

@@ -165,9 +165,15 @@ struct ReceiverShellTests {
         try await sender.connect()
         for id in 1...3 { try await sender.send(["type": "GET_STATUS", "requestId": JSONValue(id)], namespace: NS.receiver) }
         // The replies wait on the clock: once the writer sleeps on it, nothing arrives until it moves.
-        // Sleepers: the receiver's heartbeat timer and the writer holding the first reply.
-        while clock.sleeperCount < 2 { await Task.yield() }
-        await clock.advance(by: .milliseconds(5))
+        // Sleepers: the receiver's heartbeat timer and the writer holding the next reply. A request read
+        // after the clock moved is due later still, so move it whenever the writer waits, until all three
+        // replies are in (one advance was enough only when all three requests were read before it).
+        let advancing = Task {
+            while !Task.isCancelled {
+                if clock.sleeperCount >= 2 { await clock.advance(by: .milliseconds(5)) } else { await Task.yield() }
+            }
+        }
+        defer { advancing.cancel() }
         var ids: [Int] = []
         while ids.count < 3, let message = try await sender.next() {
             if let id = message.json?["requestId"]?.intValue { ids.append(id) }
