@@ -58,8 +58,12 @@ public final class OpenSSLPeer: Sendable {
     /// Starts a peer. A server listens on a free loopback port (``port``) presenting the given
     /// certificate and key; a client connects to `port` on its `connect` command.
     /// - Parameters:
+    ///   - role: a server (it listens) or a client (it connects).
     ///   - version: the highest TLS version, `"1.2"` or `"1.3"`.
     ///   - tickets: TLS 1.3 session tickets a server sends after the handshake.
+    ///   - port: the loopback port a client connects to (unused by a server).
+    ///   - certificatePEM: the certificate a server presents (PEM); a fresh self-signed one when `nil`.
+    ///   - privateKeyPEM: the private key of `certificatePEM` (PEM).
     ///   - extraArguments: more options for the script (for example `["--rcvbuf", "4096"]`).
     public static func start(
         _ role: Role, version: String, tickets: Int = 2, connectTo port: Int = 0,
