@@ -45,7 +45,11 @@ package final class DeviceEventHub: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+            // Never wait for the lock here: a consumer's task is cancelled while the runtime holds that
+            // task's status lock, and a publisher yielding under our lock needs the same task lock to
+            // resume it (a deadlock seen in CI). If the lock is busy, the next publish finds the stream
+            // terminated and removes it.
+            _ = self?.state.withLockIfAvailable { $0.subscribers.removeValue(forKey: id) }
         }
         return stream
     }
@@ -54,21 +58,21 @@ package final class DeviceEventHub: Sendable {
     package func upsert(_ key: String, _ device: CastDevice) {
         state.withLock { state in
             guard !state.finished else { return }
-            Self.publish(state.table.upsert(key, device), to: state.subscribers)
+            Self.publish(state.table.upsert(key, device), to: &state.subscribers)
         }
     }
 
     /// Forgets an observation and publishes the resulting events.
     package func remove(_ key: String) {
         state.withLock { state in
-            Self.publish(state.table.remove(key), to: state.subscribers)
+            Self.publish(state.table.remove(key), to: &state.subscribers)
         }
     }
 
     /// Forgets every observation under `prefix`.
     package func removeAll(prefix: String = "") {
         state.withLock { state in
-            Self.publish(state.table.removeAll(prefix: prefix), to: state.subscribers)
+            Self.publish(state.table.removeAll(prefix: prefix), to: &state.subscribers)
         }
     }
 
@@ -78,7 +82,7 @@ package final class DeviceEventHub: Sendable {
             let key = "\(diagnostic.code)|\(diagnostic.subject ?? "")"
             guard state.diagnostics[key] != diagnostic, !state.finished else { return }
             state.diagnostics[key] = diagnostic
-            Self.publish([.diagnostic(diagnostic)], to: state.subscribers)
+            Self.publish([.diagnostic(diagnostic)], to: &state.subscribers)
         }
     }
 
@@ -94,7 +98,7 @@ package final class DeviceEventHub: Sendable {
     /// Finishes every stream; later `events()` streams end after the snapshot.
     package func finish(removingDevices: Bool) {
         let subscribers = state.withLock { state -> [AsyncStream<DeviceBrowserEvent>.Continuation] in
-            if removingDevices { Self.publish(state.table.removeAll(), to: state.subscribers) }
+            if removingDevices { Self.publish(state.table.removeAll(), to: &state.subscribers) }
             state.finished = true
             defer { state.subscribers = [:] }
             return Array(state.subscribers.values)
@@ -107,10 +111,15 @@ package final class DeviceEventHub: Sendable {
         state.withLock { $0.finished = false }
     }
 
+    /// Yields under the lock (events keep their order across subscribers); removes terminated streams.
     private static func publish(_ events: [DeviceBrowserEvent],
-                                to subscribers: [Int: AsyncStream<DeviceBrowserEvent>.Continuation]) {
+                                to subscribers: inout [Int: AsyncStream<DeviceBrowserEvent>.Continuation]) {
+        var terminated: [Int] = []
         for event in events {
-            for continuation in subscribers.values { continuation.yield(event) }
+            for (id, continuation) in subscribers {
+                if case .terminated = continuation.yield(event) { terminated.append(id) }
+            }
         }
+        for id in terminated { subscribers.removeValue(forKey: id) }
     }
 }

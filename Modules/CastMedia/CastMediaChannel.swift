@@ -110,7 +110,11 @@ public final class CastMediaChannel: CastChannelPlugin {
             return state.nextSubscriber
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+            // Never wait for the lock here: a consumer's task is cancelled while the runtime holds that
+            // task's status lock, and a publisher yielding under our lock needs the same task lock to
+            // resume it (a deadlock seen in CI). If the lock is busy, the next publish finds the stream
+            // terminated and removes it.
+            _ = self?.state.withLockIfAvailable { $0.subscribers.removeValue(forKey: id) }
         }
         return stream
     }
@@ -208,15 +212,18 @@ public final class CastMediaChannel: CastChannelPlugin {
     }
 
     /// Yields to every subscriber, under the lock so that each stream's first element and the rest
-    /// keep the receiver's order (AsyncStream runs none of our code while yielding: no deadlock).
+    /// keep the receiver's order. Safe only because no termination handler waits for this lock
+    /// (see ``statuses``); streams found terminated are removed here.
     private static func publish(_ status: MediaStatus?, text: String? = nil, in state: inout State) {
+        var terminated: [Int] = []
         for (id, subscriber) in state.subscribers {
             if let skip = subscriber.skipThrough {
                 if skip == text { state.subscribers[id]?.skipThrough = nil }
                 continue
             }
-            subscriber.continuation.yield(status)
+            if case .terminated = subscriber.continuation.yield(status) { terminated.append(id) }
         }
+        for id in terminated { state.subscribers.removeValue(forKey: id) }
     }
 
     /// The MEDIA_STATUS in `message`, decoded at most once per message text.

@@ -1,6 +1,8 @@
 import CastMedia
 import CastMetadata
 import Foundation
+import Observation
+import Synchronization
 import CastTestSupport
 import Testing
 @testable import Castor
@@ -143,8 +145,14 @@ import Testing
 
         // A track the receiver does not have: shown at once, then rolled back to the receiver's value.
         let bogus = CastMediaSelectionOption.on(CastMediaTrackInfo(id: 42, languageCode: "xx", characteristic: .legible))
+        // Read the shown value from the change notification: the write notifies before it sends, while a
+        // check after the call races the in-memory receiver's refusal (seen under load in CI).
+        let shown = Mutex<[Int]?>(nil)
+        withObservationTracking { _ = player.activeTrackIds } onChange: {
+            shown.withLock { $0 = $0 ?? player.activeTrackIds }
+        }
         player.requestSelect(mediaOption: bogus, for: .legible)
-        #expect(player.activeTrackIds.contains(42))
+        #expect(shown.withLock { $0 }?.contains(42) == true)
         try await waitUntil("rolled back") { !player.activeTrackIds.contains(42) }
         #expect(player.selectedMediaOption(for: .legible) == french)
         do {

@@ -83,7 +83,9 @@ public final class CastMPRISPlayer: Observable, Sendable {
             return published.nextWatcher
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.published.withLock { $0.watchers.removeValue(forKey: id) }
+            // Never wait for the lock here: cancellation runs this under the consumer task's status
+            // lock, which a yield under our lock needs too. A busy lock: the next change removes it.
+            _ = self?.published.withLockIfAvailable { $0.watchers.removeValue(forKey: id) }
         }
         return stream
     }
@@ -93,7 +95,9 @@ public final class CastMPRISPlayer: Observable, Sendable {
             published.withLock { published in
                 guard published.busName != name else { return }
                 published.busName = name
-                for watcher in published.watchers.values { watcher.yield(name) }
+                for (id, watcher) in published.watchers {
+                    if case .terminated = watcher.yield(name) { published.watchers.removeValue(forKey: id) }
+                }
             }
         }
     }
