@@ -100,15 +100,20 @@ struct ScriptedDevice: CastDeviceConnector {
         try await cast.startSession(with: scripted.device)
         #expect(await routed.next() == .started)
         let player = try #require(cast.player)
+        let finished = Mutex(false)
         let pause = Task { () -> CastError.Code? in
+            defer { finished.withLock { $0 = true } }
             do { try await player.pause(); return nil } catch let error as CastError { return error.code } catch { return nil }
         }
         _ = await scripted.peer.waitFor(namespace: "urn:x-cast:com.google.cast.media", type: "PAUSE")
         scripted.peer.answersPings = false
-        // Liveness is 10 s: well before the 120 s request deadline the command fails as lost.
-        for _ in 0..<6 {
-            await clock.advance(by: .seconds(2))
-            for _ in 0..<200 { await Task.yield() }
+        // Liveness is 10 s: well before the 120 s request deadline the command fails as lost. Move the
+        // clock a second at a time until the command ends (at most 100 s, short of the request deadline),
+        // so however late the heartbeat's timers are set on a loaded machine, the outcome is the same.
+        let start = clock.now
+        while !finished.withLock({ $0 }) && start.duration(to: clock.now) < .seconds(100) {
+            await clock.advance(by: .seconds(1))
+            for _ in 0..<50 { await Task.yield() }
         }
         #expect(await pause.value == CastError.Code.connectionLost)
         guard case .ended(let state)? = await routed.next() else { Issue.record("no end"); return }

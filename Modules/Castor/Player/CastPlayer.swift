@@ -40,6 +40,10 @@ public final class CastPlayer: Observable, Sendable {
     let queue: CastMediaQueue
     let registrar = ObservationRegistrar()
     let state: Mutex<State>
+    /// Held while a status is read and shown, so the status loop and an awaited command's reply never
+    /// interleave: the loop could read the channel's status, then show it after a newer reply was
+    /// shown, and a property would flick back to the older value (seen as a flaky navigation test).
+    private let showingStatus = Mutex(())
 
     let shouldPlayProperty: OptimisticProperty<Bool>
     let speedProperty: OptimisticProperty<Double>
@@ -70,7 +74,7 @@ public final class CastPlayer: Observable, Sendable {
                 guard let self else { return }
                 // Statuses queue up in the stream; the channel's latest status (which also records
                 // replies) is never older, so optimistic values do not flicker back to stale ones.
-                self.apply(status == nil ? nil : (self.media.status ?? status))
+                self.showingStatus.withLock { _ in self.show(status == nil ? nil : (self.media.status ?? status)) }
             }
         }
         let queueTask = Task { [weak self] in
@@ -117,10 +121,15 @@ public final class CastPlayer: Observable, Sendable {
     /// Shows the channel's latest status (which records every reply) in every property now, so an
     /// awaited command returns with the player already showing the receiver's answer.
     func applyLatestStatus() {
-        apply(media.status)
+        showingStatus.withLock { _ in show(media.status) }
     }
 
+    /// Shows `status` (a reply) in every property.
     func apply(_ status: MediaStatus?) {
+        showingStatus.withLock { _ in show(status) }
+    }
+
+    private func show(_ status: MediaStatus?) {
         state.withLock { state in
             state.status = status
             if let status { state.lastStatus = status }
