@@ -115,7 +115,8 @@ struct ScriptedDevice: CastDeviceConnector {
             await clock.advance(by: .seconds(1))
             for _ in 0..<50 { await Task.yield() }
         }
-        #expect(await pause.value == CastError.Code.connectionLost)
+        let code = await pause.value
+        #expect(code == .connectionLost, "the command ended after \(start.duration(to: clock.now)) on the manual clock")
         guard case .ended(let state)? = await routed.next() else { Issue.record("no end"); return }
         #expect(state?.assets.count == 1)
         #expect(cast.connectionState == .disconnected)

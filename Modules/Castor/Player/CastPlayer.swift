@@ -171,8 +171,10 @@ public final class CastPlayer: Observable, Sendable {
 
     /// Mirrors the queue's ids into items, keeping existing item objects (and their fetched assets).
     func rebuildItems() {
-        let ids = queue.itemIds
         let changed = state.withLock { state -> Bool in
+            // Read under the player's lock: read before it, a slower caller could write older ids
+            // after a newer caller wrote the latest (a removed item came back; seen as a flaky test).
+            let ids = queue.itemIds
             guard state.items.map(\.id) != ids else { return false }
             let existing = Dictionary(state.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             state.items = ids.map { existing[$0] ?? CastPlayerItem(id: $0, queue: queue) }
