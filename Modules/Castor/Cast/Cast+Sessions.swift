@@ -195,7 +195,7 @@ extension Cast {
                     await self.resumeAfterRestart(link)
                 case .ended(let error):
                     self.logger.info("Session on \(link.device.friendlyName) ended: \(error)")
-                    await self.sessionEndedRemotely(link)
+                    await self.sessionEndedRemotely(link, because: error)
                     self.broadcaster.yield(.ended(error))
                     return
                 }
@@ -226,14 +226,14 @@ extension Cast {
         }
     }
 
-    private func sessionEndedRemotely(_ link: SessionLink) async {
+    private func sessionEndedRemotely(_ link: SessionLink, because error: CastError?) async {
         await gate.enter()
         defer { gate.leave() }
         guard let player = state.withLock({ $0.link === link ? $0.player : nil }) else { return }
         // The receiver may be gone: build the state from what the sender already knows.
         let resume = player.lastKnownResumeState()
         await link.close(stopApp: false)
-        player.invalidate()
+        player.invalidate(because: error)
         finishTearDown(notifyingWith: .some(resume))
     }
 }

@@ -261,8 +261,10 @@ public final class CastPlayer: Observable, Sendable {
     }
 
     /// Fails requests in flight; called when the session ends.
-    func invalidate() {
-        let error = CastError(code: .sessionEnded, message: "The session ended")
+    /// Ends the player: writes in flight fail with `reason` (why the session ended: a lost device
+    /// is `connectionLost`, not a plain end), or `sessionEnded` when it was ended on purpose.
+    func invalidate(because reason: CastError? = nil) {
+        let error = reason ?? CastError(code: .sessionEnded, message: "The session ended")
         shouldPlayProperty.reset(to: false, failing: error)
         currentItemProperty.reset(to: nil, failing: error)
         seekProperty.reset(to: nil, failing: error)
