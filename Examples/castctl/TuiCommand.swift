@@ -54,7 +54,7 @@ struct Tui: AsyncParsableCommand {
                 let options = try DeviceOptions.parse((host.map { ["--host", $0, "--port", String(port)] } ?? [])
                                                       + (device.map { ["--device", $0] } ?? [])
                                                       + ["--log-level", try logging.level().rawValue])
-                (cast, target) = try options.façade(reconnect: reconnect)
+                (cast, target) = try await options.façade(reconnect: reconnect)
             }
             let connection = TuiConnectionState()
             let events = cast.events
