@@ -60,7 +60,8 @@ enum DeviceResolver {
     }
 
     /// Waits until `browser` (already started or about to be) lists a device named `nameOrId`
-    /// (case-insensitive) or with that UUID, with an address; at most `timeout`.
+    /// (case-insensitive) or with that UUID at a routable address; at most `timeout`, after which
+    /// a match known only at link-local addresses will do.
     static func find(_ nameOrId: String, in browser: any DeviceBrowser, timeout: Duration) async throws -> CastDevice {
         let wanted = try? CastDeviceID(parsing: nameOrId)
         func match(_ devices: [CastDevice]) -> CastDevice? {
@@ -73,7 +74,8 @@ enum DeviceResolver {
         let found = await withTaskGroup(of: CastDevice?.self) { group in
             group.addTask {
                 for await _ in events {
-                    if let device = match(browser.devices) { return device }
+                    // mDNS resolves each address family on its own: wait for a routable one.
+                    if let device = match(browser.devices), device.endpoints.contains(where: { !$0.isLinkLocal }) { return device }
                 }
                 return nil
             }
@@ -84,7 +86,7 @@ enum DeviceResolver {
             defer { group.cancelAll() }
             return await group.next() ?? nil
         }
-        if let found { return found }
+        if let found = found ?? match(browser.devices) { return found }
         let why = browser.diagnostics.map(\.explanation).joined(separator: "; ")
         throw ValidationError("No device named or with id “\(nameOrId)” found within \(timeout)\(why.isEmpty ? "" : ": \(why)")")
     }

@@ -22,12 +22,12 @@ extension FaultLabTests {
             var receiver = try await lab.startReceiver(extra: ["--advertise", "--fetch-media"])
             let cast = try lab.castctl(["cast", movie, "--device", lab.deviceId, "--serve-host", Self.senderAddress, "--json",
                                         "--timeout", "60", "--reconnect-timeout", "120"])
-            let loaded = await cast.waitForLine { $0.contains("\"playerState\"") }
+            let loaded = await FaultLab.line(cast) { $0.contains("\"playerState\"") }
             let loadedAt = ContinuousClock.now
             #expect(loaded?.contains("PLAYING") == true, "\(cast.output) \(cast.errorOutput)")
             let startPosition = loaded.flatMap { try? JSONValue(parsing: $0) }?["currentTime"]?.doubleValue ?? 0
             // The receiver really fetched the movie from castctl's server across the veth.
-            #expect(await receiver.waitForLine { $0.contains("cast-receiver: fetch") } != nil, "\(receiver.output)")
+            #expect(await FaultLab.line(receiver) { $0.contains("cast-receiver: fetch") } != nil, "\(receiver.output)")
             try await Task.sleep(for: .seconds(3))  // let it play a little, so the resume position means something
 
             let killedAt = ContinuousClock.now
@@ -42,7 +42,7 @@ extension FaultLabTests {
             let resumed = await FaultLab.event(cast, "resumed")
             let resumedAt = ContinuousClock.now
             #expect(resumed != nil, "\(cast.output) \(cast.errorOutput)")
-            #expect(await receiver.waitForLine { $0.contains("cast-receiver: fetch") } != nil, "the restarted receiver fetched nothing")
+            #expect(await FaultLab.line(receiver) { $0.contains("cast-receiver: fetch") } != nil, "the restarted receiver fetched nothing")
             let resumedPosition = resumed?["position"]?.doubleValue ?? -1
             let extrapolated = startPosition + Self.seconds(killedAt - loadedAt)
             // What the restarted receiver itself reports, at its new address and port.
@@ -77,9 +77,9 @@ extension FaultLabTests {
             let cast = try lab.castctl(["cast", queue.path, "--host", Self.receiverAddress, "--port", "8009",
                                         "--serve-host", Self.senderAddress, "--json", "--control", "--timeout", "60",
                                         "--reconnect-timeout", "120"], standardInput: true)
-            let loaded = await cast.waitForLine { $0.contains("\"playerState\"") }
+            let loaded = await FaultLab.line(cast) { $0.contains("\"playerState\"") }
             #expect(loaded?.contains("PLAYING") == true, "\(cast.output) \(cast.errorOutput)")
-            #expect(await receiver.waitForLine { $0.contains("cast-receiver: fetch") && $0.contains("a.mp4") } != nil)
+            #expect(await FaultLab.line(receiver) { $0.contains("cast-receiver: fetch") && $0.contains("a.mp4") } != nil)
 
             // 3. Link down: nothing reaches the sender, not even a reset.
             let veth = "cl\(lab.tag)va"
@@ -87,7 +87,7 @@ extension FaultLabTests {
             try await lab.exec("a", ["ip", "link", "set", veth, "down"])
             #expect(await FaultLab.event(cast, "connectionLost") != nil, "\(cast.output)")
             let detectedAt = ContinuousClock.now
-            #expect(await cast.waitForLine { $0.contains("\"reconnecting\"") && $0.contains("\"attempt\":2") } != nil)
+            #expect(await FaultLab.line(cast) { $0.contains("\"reconnecting\"") && $0.contains("\"attempt\":2") } != nil)
             try await lab.exec("a", ["ip", "link", "set", veth, "up"])
             let upAt = ContinuousClock.now
             #expect(await FaultLab.event(cast, "rejoined") != nil, "\(cast.output) \(cast.errorOutput)")
@@ -136,7 +136,7 @@ extension FaultLabTests {
             var receiver = try await lab.startReceiver()
             let cast = try lab.castctl(["cast", movie, "--host", Self.receiverAddress, "--port", "8009", "--serve-host",
                                         Self.senderAddress, "--json", "--timeout", "60", "--reconnect-timeout", "120"])
-            let loaded = await cast.waitForLine { $0.contains("\"playerState\"") }
+            let loaded = await FaultLab.line(cast) { $0.contains("\"playerState\"") }
             #expect(loaded?.contains("PLAYING") == true, "\(cast.output) \(cast.errorOutput)")
             let started = ContinuousClock.now
             var early: (descriptors: Int, rssKiB: Int)?

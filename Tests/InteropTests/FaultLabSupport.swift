@@ -51,7 +51,7 @@ final class FaultLab: @unchecked Sendable {
             "--id", deviceId, "--eureka-port", "0", "--eureka-tls-port", "0",
         ] + extra)
         lock.withLock { children.append(receiver) }
-        guard await receiver.waitForLine(where: { $0.contains("listening on") }) != nil else {
+        guard await Self.line(receiver, where: { $0.contains("listening on") }) != nil else {
             throw HarnessError(message: "cast-receiver did not start: \(receiver.errorOutput)")
         }
         return receiver
@@ -65,10 +65,23 @@ final class FaultLab: @unchecked Sendable {
         return child
     }
 
+    /// The first line of `child` satisfying `predicate`; `nil` when its output ends first. A safety
+    /// net, not a timing assertion: a child that has not printed it after `limit` is killed (so a
+    /// broken run fails instead of hanging CI).
+    static func line(_ child: ChildProcess, limit: Duration = .seconds(150),
+                     where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        let watchdog = Task {
+            try? await Task.sleep(for: limit)
+            if !Task.isCancelled { kill(child.pid, SIGKILL) }
+        }
+        defer { watchdog.cancel() }
+        return await child.waitForLine(where: predicate)
+    }
+
     /// The `count`-th JSON line of `child` whose `event` is `name` (1-based); `nil` when the output ends first.
     static func event(_ child: ChildProcess, _ name: String, _ count: Int = 1) async -> JSONValue? {
         let seen = Mutex(0)
-        let line = await child.waitForLine { line in
+        let line = await Self.line(child) { line in
             guard (try? JSONValue(parsing: line))?["event"]?.stringValue == name else { return false }
             return seen.withLock { seen in
                 seen += 1
@@ -78,17 +91,14 @@ final class FaultLab: @unchecked Sendable {
         return line.flatMap { try? JSONValue(parsing: $0) }
     }
 
-    /// The media position the receiver at `host:port` reports now (`castctl watch`, first media status).
+    /// The media position and title the receiver at `host:port` reports now: the status a PLAY
+    /// (which changes nothing while it plays) is answered with, from a separate castctl.
     func receiverPosition(host: String, port: Int) async throws -> (position: Double, title: String?)? {
-        let watch = try castctl(["watch", "--host", host, "--port", String(port), "--json", "--reconnect-timeout", "0"])
-        let line = await watch.waitForLine { line in
-            guard let value = try? JSONValue(parsing: line), value["event"]?.stringValue == "mediaStatus" else { return false }
-            return value["status"]?["currentTime"]?.doubleValue != nil
-        }
-        _ = await watch.terminate(signal: SIGINT)
-        guard let value = line.flatMap({ try? JSONValue(parsing: $0) }), let position = value["status"]?["currentTime"]?.doubleValue
+        let play = try castctl(["play", "--host", host, "--port", String(port), "--json", "--timeout", "20"])
+        _ = await play.waitForExit()
+        guard let value = play.output.last.flatMap({ try? JSONValue(parsing: $0) }), let position = value["currentTime"]?.doubleValue
         else { return nil }
-        return (position, value["status"]?["media"]?["metadata"]?["title"]?.stringValue)
+        return (position, value["media"]?["metadata"]?["title"]?.stringValue)
     }
 
     /// Descriptors and resident memory (KiB) of process `pid`, from /proc.
