@@ -13,10 +13,27 @@ enum ControlInput {
     static let help = "play, pause, seek SECONDS, next, previous, volume LEVEL (0-1), mute, unmute, stop"
 
     /// Lines of standard input as they arrive; the stream ends at end of file.
+    ///
+    /// Read with read(2), not stdio: a thread blocked in `readLine()` holds the lock of `stdin`,
+    /// and every `fflush(nil)` elsewhere (status lines) would wait for it forever.
     static func lines() -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
         Thread.detachNewThread {
-            while let line = readLine() { continuation.yield(line) }
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                pending += buffer[..<count]
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    continuation.yield(String(decoding: pending[..<newline], as: UTF8.self))
+                    pending.removeSubrange(...newline)
+                }
+                // A line longer than 4 KiB is not a command: drop it rather than grow without bound.
+                if pending.count > 4096 { pending.removeAll() }
+            }
+            if !pending.isEmpty { continuation.yield(String(decoding: pending, as: UTF8.self)) }
             continuation.finish()
         }
         return stream
