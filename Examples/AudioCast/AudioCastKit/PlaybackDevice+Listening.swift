@@ -19,8 +19,10 @@ extension PlaybackDevice {
     /// ended: status lines (lost, reconnecting, reconnected, resumed) go to standard error, so
     /// standard output stays the command's result. Ends early when playback finishes or the
     /// session ends.
-    public func listen(for duration: Duration) async -> ListenOutcome {
-        await Listening.listen(for: duration, to: cast, events: cast.events)
+    /// - Parameter events: the session's events, subscribed to (``Cast/events``) before the play
+    ///   started, so a loss during the play is heard too; a fresh subscription when `nil`.
+    public func listen(for duration: Duration, events: AsyncStream<CastSessionEvent>? = nil) async -> ListenOutcome {
+        await Listening.listen(for: duration, to: cast, events: events ?? cast.events)
     }
 }
 

@@ -62,9 +62,10 @@ struct Play: AsyncParsableCommand {
                 playback = try await PlaybackDevice.embedded()
             }
             do {
+                let events = playback.cast.events  // from before the play, so no loss goes unheard
                 let outcome = try await library.play(target, options: playOptions, on: playback.cast)
                 let player = playback.cast.player
-                if listen > 0, case .exit(let status, let message) = await playback.listen(for: .milliseconds(Int64(listen * 1000))) {
+                if listen > 0, case .exit(let status, let message) = await playback.listen(for: .milliseconds(Int64(listen * 1000)), events: events) {
                     // Keep the position reached for --resume, as far as the sender knows it.
                     if let player { _ = try? library.recordPosition(from: player) }
                     await playback.close()
