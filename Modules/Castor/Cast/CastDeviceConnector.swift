@@ -24,7 +24,7 @@ public struct TLSDeviceConnector: CastDeviceConnector {
         self.connectTimeout = connectTimeout
     }
 
-    /// The order endpoints are tried in: the preferred one (``CastDevice/preferredEndpoint``), then
+    /// The order endpoints are tried in: the preferred one (`CastDevice.preferredEndpoint`), then
     /// IPv4 before IPv6, routable before link-local.
     public static func endpoints(of device: CastDevice) -> [CastDeviceEndpoint] {
         let preferred = device.preferredEndpoint
