@@ -34,6 +34,14 @@ struct Cast: AsyncParsableCommand {
     @Option(help: "The address to serve files on; by default the local address that reaches the device.") var serveHost: String?
     @Option(help: "The port to serve files on (0 picks a free one).") var servePort = 0
     @Flag(help: "Don't turn the first subtitle track on.") var subtitlesOff = false
+    @Flag(help: ArgumentHelp(
+        "Read commands from standard input, one a line, while casting: \(ControlInput.help).",
+        discussion: """
+            Each command is awaited and answered with a line (a JSON object {"event":"command",...} with --json): \
+            done, or failed with its error code (connectionLost when the device is away or the connection dropped \
+            while the command was in flight). A failed command is never re-sent.
+            """))
+    var control = false
 
     func run() async throws {
         try await Output.run {
@@ -54,7 +62,7 @@ struct Cast: AsyncParsableCommand {
                 fflush(nil)
             }
             let interrupted = SignalFlag()
-            let (cast, target) = try device.façade(reconnect: reconnect)
+            let (cast, target) = try await device.façade(reconnect: reconnect)
             let events = cast.events
             try await cast.startSession(with: target)
             guard let player = cast.player else { throw CastError(code: .noSession, message: "The session ended while starting") }
@@ -72,6 +80,8 @@ struct Cast: AsyncParsableCommand {
                 }
                 return nil
             }
+            let controller = control ? Task { await ControlInput.run(ControlInput.lines(), on: cast, json: device.json) } : nil
+            defer { controller?.cancel() }
             // Cancelling the waiter (on Ctrl-C) cancels the follower, so neither outlives the wait.
             let outcome = await interrupted.wait(orUntil: Task {
                 await withTaskCancellationHandler { await ended.value != nil } onCancel: { ended.cancel() }

@@ -59,6 +59,38 @@ enum DeviceResolver {
         return await CastDiscovery.discover(using: browser, timeout: timeout)
     }
 
+    /// Waits until `browser` (already started or about to be) lists a device named `nameOrId`
+    /// (case-insensitive) or with that UUID at a routable address; at most `timeout`, after which
+    /// a match known only at link-local addresses will do.
+    static func find(_ nameOrId: String, in browser: any DeviceBrowser, timeout: Duration) async throws -> CastDevice {
+        let wanted = try? CastDeviceID(parsing: nameOrId)
+        func match(_ devices: [CastDevice]) -> CastDevice? {
+            devices.first { device in
+                !device.endpoints.isEmpty
+                    && ((wanted != nil && device.id == wanted) || device.friendlyName.caseInsensitiveCompare(nameOrId) == .orderedSame)
+            }
+        }
+        let events = browser.events()
+        let found = await withTaskGroup(of: CastDevice?.self) { group in
+            group.addTask {
+                for await _ in events {
+                    // mDNS resolves each address family on its own: wait for a routable one.
+                    if let device = match(browser.devices), device.endpoints.contains(where: { !$0.isLinkLocal }) { return device }
+                }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
+        if let found = found ?? match(browser.devices) { return found }
+        let why = browser.diagnostics.map(\.explanation).joined(separator: "; ")
+        throw ValidationError("No device named or with id “\(nameOrId)” found within \(timeout)\(why.isEmpty ? "" : ": \(why)")")
+    }
+
     /// Finds a device by friendly name (case-insensitive) or UUID and returns where to connect.
     static func resolve(_ nameOrId: String, timeout: Duration) async throws -> (host: String, port: Int) {
         let report = await discover(timeout: timeout)

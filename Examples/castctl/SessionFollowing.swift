@@ -44,8 +44,7 @@ struct ReconnectOptions: ParsableArguments {
     }
 }
 
-/// Connects to the device castctl was pointed at: `--host`, or `--device` resolved through mDNS
-/// again on every attempt, so a device that came back on a new address is found by its name or id.
+/// Connects to the device castctl was pointed at with `--host`.
 struct CastctlConnector: CastDeviceConnector {
     let options: DeviceOptions
     let connectTimeout: Duration
@@ -59,7 +58,11 @@ struct CastctlConnector: CastDeviceConnector {
 extension DeviceOptions {
     /// The Castor façade for this device, following `--timeout`, `--require-genuine`, `--trust-root`
     /// and the reconnect policy; and the device to start a session with.
-    func façade(reconnect: ReconnectOptions, clock: any Clock<Duration> = ContinuousClock()) throws -> (Castor.Cast, CastDevice) {
+    ///
+    /// With `--device`, the façade browses mDNS (avahi-daemon) for as long as it runs and the device
+    /// is the record found by name or id: when it comes back at a new address or port after a loss,
+    /// the façade's reconnect finds it there by its id. With `--host`, the device is that address.
+    func façade(reconnect: ReconnectOptions, clock: any Clock<Duration> = ContinuousClock()) async throws -> (Castor.Cast, CastDevice) {
         let budget = Duration.milliseconds(Int64(timeout * 1000))
         var configuration = CastConfiguration(requestTimeout: budget, launchTimeout: max(budget, .seconds(30)),
                                               reconnectPolicy: reconnect.policy)
@@ -70,10 +73,18 @@ extension DeviceOptions {
             let pem = try String(contentsOfFile: trustRoot, encoding: .utf8)
             configuration.deviceAuthTrustStore = CastTrustStore.cast.merging(try CastTrustStore(deviceRootsPEM: pem))
         }
-        let name = host.map { "\($0):\(port)" } ?? device ?? "device"
+        let connectTimeout = min(budget, .seconds(5))
+        if let device, host == nil {
+            let browser = AvahiDeviceBrowser()
+            let cast = Castor.Cast(configuration: configuration, browser: browser, connector: TLSDeviceConnector(connectTimeout: connectTimeout),
+                                   clock: clock, logger: Output.logger)
+            let target = try await DeviceResolver.find(device, in: browser, timeout: connectTimeout)
+            return (cast, target)
+        }
+        let name = host.map { "\($0):\(port)" } ?? "device"
         let target = CastDevice(id: CastDeviceID(UUID()), friendlyName: name,
                                 endpoints: host.map { [KnownHost(host: $0, port: port).endpoint] } ?? [])
-        let cast = Castor.Cast(configuration: configuration, connector: CastctlConnector(options: self, connectTimeout: min(budget, .seconds(5))),
+        let cast = Castor.Cast(configuration: configuration, connector: CastctlConnector(options: self, connectTimeout: connectTimeout),
                                clock: clock, logger: Output.logger)
         return (cast, target)
     }

@@ -16,7 +16,10 @@ struct Tui: AsyncParsableCommand {
             Keys: 1 rewind 30 s · 2 previous · space/p play-pause · 3 next · 4 forward 30 s · m mute · +/- volume · q quit. \
             With --emulated, an emulated receiver runs in this process with a three-item queue. \
             The connection state shows under the title: connected, reconnecting (with the attempt and a countdown) or lost; \
-            while the device is away no stale position is drawn.
+            while the device is away no stale position is drawn. When another sender's cast replaces ours (typically \
+            on a device that restarted while we were away), the remote follows that cast, as a remote should: it joins \
+            it without launching anything and shows its queue (status 4 only when that cast cannot be joined within \
+            --reconnect-timeout, or the app was stopped on the receiver).
 
             \(SessionExit.help)
             """)
@@ -51,24 +54,25 @@ struct Tui: AsyncParsableCommand {
                                     endpoints: [KnownHost(host: "127.0.0.1", port: boundPort).endpoint])
                 cast = Castor.Cast(configuration: CastConfiguration(reconnectPolicy: reconnect.policy), logger: Output.logger)
             } else {
-                let options = try DeviceOptions.parse((host.map { ["--host", $0, "--port", String(port)] } ?? [])
-                                                      + (device.map { ["--device", $0] } ?? [])
-                                                      + ["--log-level", try logging.level().rawValue])
-                (cast, target) = try options.façade(reconnect: reconnect)
+                let hostArguments: [String] = host.map { ["--host", $0, "--port", String(port)] } ?? []
+                let deviceArguments: [String] = device.map { ["--device", $0] } ?? []
+                let level: String = try logging.level().rawValue
+                let options = try DeviceOptions.parse(hostArguments + deviceArguments + ["--log-level", level])
+                (cast, target) = try await options.façade(reconnect: reconnect)
             }
             let connection = TuiConnectionState()
             let events = cast.events
             let follower = Task { for await event in events { connection.apply(event) } }
             defer { follower.cancel() }
             try await cast.startSession(with: target)
-            guard let player = cast.player else { throw ValidationError("No player: the session did not start") }
+            guard var player = cast.player else { throw ValidationError("No player: the session did not start") }
             if emulated {
                 let assets = DemoSession.queue().compactMap { $0.media }.map(CastAsset.init(media:))
                 try await player.loadItems(from: assets)
             }
-            let volume = cast.deviceManager()
-            let model = CastExpandedControllerModel(player: player, volume: volume)
-            let volumeController = volume.map(CastDeviceVolumeController.init(device:))
+            var volume = cast.deviceManager()
+            var model = CastExpandedControllerModel(player: player, volume: volume)
+            var volumeController = volume.map(CastDeviceVolumeController.init(device:))
             let screen = TerminalScreen()
             screen.enterRawMode()
             defer { screen.leaveRawMode() }
@@ -82,6 +86,24 @@ struct Tui: AsyncParsableCommand {
                     case "-": volumeController?.decrease()
                     default: _ = model.handleKey(key)
                     }
+                }
+                if let takenOver = connection.takeFollowRequest() {
+                    // Another sender's cast runs on the device now: a remote shows what plays, so
+                    // join it (launching nothing) and go on with its queue.
+                    screen.draw(Self.following(takenOver, device: target.friendlyName))
+                    do {
+                        try await Self.join(cast, target, within: reconnect.reconnectTimeout)
+                    } catch {
+                        connection.fail(.takenOver, "\(takenOver); following its cast failed: \(error)")
+                        continue
+                    }
+                    guard let joined = cast.player else { continue }
+                    player = joined
+                    volume = cast.deviceManager()
+                    model = CastExpandedControllerModel(player: player, volume: volume)
+                    volumeController = volume.map(CastDeviceVolumeController.init(device:))
+                    connection.followed()
+                    continue
                 }
                 if let (status, message) = connection.exit {
                     screen.leaveRawMode()
@@ -98,6 +120,28 @@ struct Tui: AsyncParsableCommand {
             await cast.endSession()
             if let receiver { await receiver.stop() }
         }
+    }
+
+    /// Joins the media session running on `target` (another sender's), giving up after `seconds` (0: at once).
+    static func join(_ cast: Castor.Cast, _ target: CastDevice, within seconds: Double) async throws(CastError) {
+        let joining = Task { try await cast.joinSession(with: target) }
+        let deadline = Task {
+            try? await Task.sleep(for: .milliseconds(Int64(max(seconds, 1) * 1000)))
+            joining.cancel()
+        }
+        defer { deadline.cancel() }
+        do {
+            try await joining.value
+        } catch let error as CastError {
+            throw error
+        } catch {
+            throw CastError(code: .cancelled, message: "\(error)")
+        }
+    }
+
+    /// The screen while joining another sender's cast.
+    static func following(_ why: String, device: String) -> [String] {
+        ["Castor — \(device)", "  \(why)", "  following its cast…"]
     }
 
     /// One screen of the remote, as lines.
@@ -148,6 +192,8 @@ final class TuiConnectionState: @unchecked Sendable {
         var text = "connected"
         var retryAt: ContinuousClock.Instant?
         var exit: (SessionExit, String)?
+        /// Another sender took the device over (the message): the remote follows its cast.
+        var follow: String?
     }
     private let state = Mutex(State())
 
@@ -163,12 +209,19 @@ final class TuiConnectionState: @unchecked Sendable {
             case .rejoined, .resumed, .started:
                 state.text = "connected"
                 state.retryAt = nil
+            case .resumeFailed(let error) where error.code == .noSession:
+                // Nothing played when the device went: the app runs again with nothing to reload.
+                state.text = "connected"
+                state.retryAt = nil
             case .resumeFailed(let error):
                 state.exit = (.failure, "the device restarted but reloading the media failed: \(error.message)")
             case .ended(let error?):
                 state.text = "lost"
                 if error.code == .connectionLost {
                     state.exit = (.lost, "lost the device: \(error.message)")
+                } else if error.code == .sessionTakenOver {
+                    state.text = "another sender took over"
+                    state.follow = error.message
                 } else {
                     state.exit = (.takenOver, error.code == .sessionTakenOver ? error.message : "the session ended on the receiver: \(error.message)")
                 }
@@ -176,6 +229,27 @@ final class TuiConnectionState: @unchecked Sendable {
                 break
             }
         }
+    }
+
+    /// The takeover to follow, once: the caller joins the other sender's cast.
+    func takeFollowRequest() -> String? {
+        state.withLock { state in
+            defer { state.follow = nil }
+            return state.follow
+        }
+    }
+
+    /// The other sender's cast was joined.
+    func followed() {
+        state.withLock { state in
+            state.text = "connected (following another sender's cast)"
+            state.retryAt = nil
+        }
+    }
+
+    /// The TUI must stop with `status`.
+    func fail(_ status: SessionExit, _ message: String) {
+        state.withLock { $0.exit = (status, message) }
     }
 
     /// Why the TUI must stop, if it must.

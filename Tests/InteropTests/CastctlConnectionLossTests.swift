@@ -155,3 +155,30 @@ struct CastctlWatchTests {
         #expect(watch.errorOutput.contains("castctl: lost the device: gave up"), "\(watch.errorOutput)")
     }
 }
+
+/// `castctl tui` is a remote: after a restart of the device, it shows what another sender cast there.
+@Suite("castctl tui follows other senders", .serialized)
+struct CastctlTuiFollowTests {
+    @Test func tuiFollowsAnotherSendersCastAfterTheDeviceRestarted() async throws {
+        let loss = CastctlConnectionLossTests()
+        let receiver = try await loss.startReceiver()
+        let device = ["--host", "127.0.0.1", "--port", String(receiver.port)]
+        let tui = try ChildProcess(TestPaths.program("castctl"), ["tui", "--interval-ms", "100", "--reconnect-timeout", "60"] + device)
+        #expect(await tui.waitForLine { $0.contains("Castor — ") } != nil, "\(tui.errorOutput)")
+        _ = await receiver.child.terminate(signal: SIGKILL)
+        // While the remote waits seconds before its next attempt, the device comes back and another
+        // sender casts there first.
+        #expect(await tui.waitForLine { $0.contains("reconnecting (attempt 4") } != nil, "\(tui.output.suffix(8))")
+        let restarted = try await loss.startReceiver(port: receiver.port, id: receiver.id)
+        let load = try await runProgram(TestPaths.program("castctl"), ["load", "http://127.0.0.1:9/other.mp4", "--title", "Other sender's film"] + device)
+        #expect(load.status == 0, "\(load.stderr)")
+        let shown = await tui.waitForLine { $0.contains("Other sender's film") }
+        #expect(shown != nil, "\(tui.output.suffix(8)) \(tui.errorOutput)")
+        let followed = tui.output.contains { $0.contains("following") }
+        print("castctl tui: showed the other sender's cast \(followed ? "after a takeover (joined it)" : "in its relaunched session")")
+        // It keeps running as the remote of that cast.
+        #expect(kill(tui.pid, 0) == 0, "the TUI exited: \(tui.errorOutput)")
+        _ = await tui.terminate(signal: SIGKILL)
+        _ = await restarted.child.terminate()
+    }
+}

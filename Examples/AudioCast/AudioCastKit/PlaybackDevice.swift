@@ -54,14 +54,21 @@ public final class PlaybackDevice: Sendable {
         }
     }
 
-    /// A session on the device at `host`:`port`. Ending the session leaves the media playing.
-    public static func host(_ host: String, port: Int = CastDevice.devicePort) async throws(AudioCastError) -> PlaybackDevice {
+    /// A session on the device at `host`:`port`, reconnecting with back-off for `reconnectingFor`
+    /// after the connection is lost (`nil`: never). Ending the session leaves the media playing.
+    public static func host(_ host: String, port: Int = CastDevice.devicePort,
+                            reconnectingFor timeout: Duration? = nil) async throws(AudioCastError) -> PlaybackDevice {
+        let reconnect: CastReconnectPolicy = timeout.map { .within($0) } ?? .never
         let device = CastDevice(id: CastDeviceID(UUID()), friendlyName: host, endpoints: [KnownHost(host: host, port: port).endpoint])
-        return try await connect(device, embeddedReceiver: nil, keepPlaying: true)
+        return try await connect(device, embeddedReceiver: nil, keepPlaying: true, reconnect: reconnect)
     }
 
-    /// A session on the device whose friendly name or id is `name`, found through mDNS within `timeout`.
-    public static func discovered(_ name: String, timeout: Duration = .seconds(5)) async throws(AudioCastError) -> PlaybackDevice {
+    /// A session on the device whose friendly name or id is `name`, found through mDNS within
+    /// `timeout`. The session keeps browsing, so a reconnect (with back-off for `reconnectingFor`
+    /// after a loss; `nil`: never) finds the device again by its id when it came back at another address.
+    public static func discovered(_ name: String, timeout: Duration = .seconds(5),
+                                  reconnectingFor reconnectTimeout: Duration? = nil) async throws(AudioCastError) -> PlaybackDevice {
+        let reconnect: CastReconnectPolicy = reconnectTimeout.map { .within($0) } ?? .never
         let report = await CastDiscovery.discover(using: AvahiDeviceBrowser(), timeout: timeout)
         let wanted = try? CastDeviceID(parsing: name)
         guard let device = report.devices.first(where: {
@@ -70,14 +77,15 @@ public final class PlaybackDevice: Sendable {
             let why = report.diagnostics.map(\.explanation).joined(separator: "; ")
             throw AudioCastError(code: .deviceUnavailable, message: "No device named or with id “\(name)” found\(why.isEmpty ? "" : ": \(why)")")
         }
-        return try await connect(device, embeddedReceiver: nil, keepPlaying: true)
+        return try await connect(device, embeddedReceiver: nil, keepPlaying: true, reconnect: reconnect, browser: AvahiDeviceBrowser())
     }
 
     private static func connect(
-        _ device: CastDevice, embeddedReceiver: CastReceiver?, keepPlaying: Bool, connectTimeout: Duration = .seconds(10)
+        _ device: CastDevice, embeddedReceiver: CastReceiver?, keepPlaying: Bool, connectTimeout: Duration = .seconds(10),
+        reconnect: CastReconnectPolicy = .never, browser: (any DeviceBrowser)? = nil
     ) async throws(AudioCastError) -> PlaybackDevice {
-        let cast = Cast(configuration: CastConfiguration(reconnectPolicy: .never, stopsReceiverAppOnEnd: !keepPlaying),
-                        connector: TLSDeviceConnector(connectTimeout: connectTimeout), logger: quietLogger)
+        let cast = Cast(configuration: CastConfiguration(reconnectPolicy: reconnect, stopsReceiverAppOnEnd: !keepPlaying),
+                        browser: browser, connector: TLSDeviceConnector(connectTimeout: connectTimeout), logger: quietLogger)
         do {
             try await cast.startSession(with: device)
         } catch {

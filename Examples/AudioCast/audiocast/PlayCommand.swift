@@ -10,6 +10,8 @@ struct Play: AsyncParsableCommand {
         discussion: """
             Plays on an emulated receiver started in this process unless --host or --device is given; a real device \
             keeps playing after audiocast exits. Every play is donated with the show as group.
+
+            \(Listening.help)
             """)
     @OptionGroup var options: LibraryOptions
     @Argument(help: "An episode id or title, or a show id or title.") var item: String?
@@ -23,6 +25,8 @@ struct Play: AsyncParsableCommand {
     @Option(help: "A Cast device's address (instead of the embedded receiver).") var host: String?
     @Option(help: "The device's Cast port (with --host).") var port: Int = 8009
     @Option(help: "A Cast device's friendly name or id, found through mDNS.") var device: String?
+    @Option(help: "With --listen: seconds to keep reconnecting after the device is lost; 0 gives up at once.")
+    var reconnectTimeout: Double = 60
 
     func validate() throws {
         guard [item != nil, suggested, intent != nil].filter({ $0 }).count == 1 else {
@@ -31,6 +35,7 @@ struct Play: AsyncParsableCommand {
         guard host == nil || device == nil else { throw ValidationError("Give at most one of --host and --device") }
         if let mode = `repeat`, !["none", "one", "all"].contains(mode) { throw ValidationError("--repeat is none, one or all") }
         guard listen >= 0, listen.isFinite else { throw ValidationError("--listen is a number of seconds") }
+        guard reconnectTimeout >= 0, reconnectTimeout.isFinite else { throw ValidationError("--reconnect-timeout is a number of seconds") }
     }
 
     struct Result: Encodable {
@@ -48,16 +53,25 @@ struct Play: AsyncParsableCommand {
                 shuffle: shuffle ? true : nil, repeatMode: `repeat`.map(PlaybackRepeatMode.init(rawValue:)),
                 resume: resume ? true : nil, speed: speed)
             let playback: PlaybackDevice
+            let reconnect: Duration? = reconnectTimeout == 0 ? nil : .milliseconds(Int64(reconnectTimeout * 1000))
             if let host {
-                playback = try await PlaybackDevice.host(host, port: port)
+                playback = try await PlaybackDevice.host(host, port: port, reconnectingFor: reconnect)
             } else if let device {
-                playback = try await PlaybackDevice.discovered(device)
+                playback = try await PlaybackDevice.discovered(device, reconnectingFor: reconnect)
             } else {
                 playback = try await PlaybackDevice.embedded()
             }
             do {
+                let events = playback.cast.events  // from before the play, so no loss goes unheard
                 let outcome = try await library.play(target, options: playOptions, on: playback.cast)
-                if listen > 0 { try await Task.sleep(for: .milliseconds(Int64(listen * 1000))) }
+                let player = playback.cast.player
+                if listen > 0, case .exit(let status, let message) = await playback.listen(for: .milliseconds(Int64(listen * 1000)), events: events) {
+                    // Keep the position reached for --resume, as far as the sender knows it.
+                    if let player { _ = try? library.recordPosition(from: player) }
+                    await playback.close()
+                    FileHandle.standardError.write(Data("audiocast: \(message)\n".utf8))
+                    throw ExitCode(status)
+                }
                 var position: Double?
                 if listen > 0, let player = playback.cast.player { position = try library.recordPosition(from: player)?.seconds }
                 let receiver = await playback.receiverMediaStatus()

@@ -55,7 +55,11 @@ extension Cast {
         }
         changed(\.currentDevice)
         changed(\.connectionState)
-        let link = SessionLink(device: device, configuration: configuration, clock: clock, connector: connector, logger: logger)
+        // A reconnect looks the device up again by id in what discovery lists now, so a device
+        // that came back at a new address or port is reached there.
+        let link = SessionLink(device: device, configuration: configuration, clock: clock, connector: connector,
+                               locate: { [weak self] id in self?.state.withLock { $0.devices.first { $0.id == id } } },
+                               logger: logger)
         let joined: Bool
         do {
             joined = try await link.open(resumingSessionId: resumingSessionId, waitingForMediaApp: waitingForMediaApp)
@@ -190,8 +194,10 @@ extension Cast {
                 case .reconnecting(let attempt, let delay):
                     self.broadcaster.yield(.reconnecting(attempt: attempt, delay: delay))
                 case .rejoined(let attempt):
+                    self.updateCurrentDevice(from: link)
                     self.broadcaster.yield(.rejoined(attempt: attempt))
                 case .relaunched:
+                    self.updateCurrentDevice(from: link)
                     await self.resumeAfterRestart(link)
                 case .ended(let error):
                     self.logger.info("Session on \(link.device.friendlyName) ended: \(error)")
@@ -204,13 +210,30 @@ extension Cast {
         state.withLock { $0.linkTask = task }
     }
 
+    /// Takes the link's newest record of the device (found again at another address) as ``currentDevice``.
+    private func updateCurrentDevice(from link: SessionLink) {
+        let device = link.device
+        let changed = state.withLock { state -> Bool in
+            guard state.link === link, state.currentDevice != device else { return false }
+            state.currentDevice = device
+            return true
+        }
+        if changed { self.changed(\.currentDevice) }
+    }
+
     /// The receiver restarted and the app runs again: loads what played at the moment of loss.
     private func resumeAfterRestart(_ link: SessionLink) async {
         guard let player = state.withLock({ $0.link === link ? $0.player : nil }) else { return }
-        if let app = link.app {
-            let info = CastSessionInfo(deviceId: link.device.id.description, sessionId: app.sessionId, appId: app.appId)
+        let info = link.app.map { CastSessionInfo(deviceId: link.device.id.description, sessionId: $0.sessionId, appId: $0.appId) }
+        if let info {
             state.withLock { $0.sessionInfo = info }
             changed(\.sessionInfo)
+        }
+        // The delegate learns of the new app session once the reload was tried, whatever came of it.
+        defer {
+            if let info, let delegate = state.withLock({ $0.link === link ? $0.delegate : nil }) {
+                delegate.castSessionRelaunched(info)
+            }
         }
         guard let resume = player.resumeStateAtLoss() else {
             broadcaster.yield(.resumeFailed(CastError(code: .noSession, message: "Nothing was playing when the connection was lost")))

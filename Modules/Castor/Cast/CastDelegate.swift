@@ -9,6 +9,11 @@ public protocol CastDelegate: AnyObject, Sendable {
     /// A session ended by the user (not a device switch). `state` is the receiver's queue and
     /// position, to resume locally; `nil` when the receiver had nothing.
     func castEndSession(with state: CastResumeState?)
+    /// The device restarted while connected and the session goes on in a new app session: the app
+    /// was launched again and what played was reloaded (see ``CastSessionEvent/resumed(_:)``).
+    /// `session` replaces ``Cast/sessionInfo`` as the session to remember for
+    /// ``Cast/resumeSession(_:on:)``. Called after the reload was attempted, whatever its outcome.
+    func castSessionRelaunched(_ session: CastSessionInfo)
 }
 
 /// A playback context (a local player's model) that hands playback to the receiver and takes it back.
@@ -26,4 +31,6 @@ extension CastDelegate {
     public func castStartSession() {}
     /// Does nothing.
     public func castEndSession(with state: CastResumeState?) {}
+    /// Does nothing.
+    public func castSessionRelaunched(_ session: CastSessionInfo) {}
 }

@@ -26,17 +26,21 @@ final class SessionLink: Sendable {
         case relaunched(attempt: Int)
     }
 
-    let device: CastDevice
+    /// The device's newest record: replaced when a reconnect finds it again by id at another address.
+    var device: CastDevice { state.withLock { $0.device } }
     let configuration: CastConfiguration
     let media: CastMediaChannel
     let queue: CastMediaQueue
     let multizone: CastMultizoneChannel
     private let clock: any Clock<Duration>
     private let connector: any CastDeviceConnector
+    /// Looks the device up again by its id (the façade's discovery); `nil` when it is not listed now.
+    private let locate: @Sendable (CastDeviceID) -> CastDevice?
     private let logger: Logger
     private let broadcaster = CastBroadcaster<Event>()
 
     private struct State {
+        var device: CastDevice
         var connection: CastConnection?
         var app: ReceiverStatus.Application?
         var receiverStatus: ReceiverStatus?
@@ -44,11 +48,16 @@ final class SessionLink: Sendable {
         var ended = false
         var monitor: Task<Void, Never>?
     }
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
+    /// - Parameter locate: finds the device's current record by id before each reconnect attempt,
+    ///   so a device that came back at a new address or port (a new DHCP lease, a restart on
+    ///   another port) is reached there; when it returns `nil` the last known record is used.
     init(device: CastDevice, configuration: CastConfiguration, clock: any Clock<Duration>,
-         connector: any CastDeviceConnector, logger: Logger) {
-        self.device = device
+         connector: any CastDeviceConnector, locate: @escaping @Sendable (CastDeviceID) -> CastDevice? = { _ in nil },
+         logger: Logger) {
+        state = Mutex(State(device: device))
+        self.locate = locate
         self.configuration = configuration
         self.clock = clock
         self.connector = connector
@@ -147,6 +156,7 @@ final class SessionLink: Sendable {
     // MARK: Internals
 
     private func connect() async throws(CastError) -> CastConnection {
+        let device = self.device
         let transport: any CastTransport
         do {
             transport = try await connector.connect(to: device)
@@ -301,6 +311,7 @@ final class SessionLink: Sendable {
                 return
             }
             if state.withLock({ $0.closing }) { return }
+            relocate()
             let connection: CastConnection
             do {
                 connection = try await connect()
@@ -360,6 +371,20 @@ final class SessionLink: Sendable {
         }
         finish(CastError(code: .connectionLost, message: "Reconnecting to \(device.friendlyName) gave up after \(attempt) attempts"
                          + (policy.timeout.map { " in \($0)" } ?? "") + ": \(lastError.message)", cause: lastError))
+    }
+
+    /// Takes the device's current record from discovery when it lists the device (by id) with an
+    /// address; logs when the address changed.
+    private func relocate() {
+        let id = device.id
+        guard let fresh = locate(id), !fresh.endpoints.isEmpty else { return }
+        let old = state.withLock { state -> CastDevice in
+            defer { state.device = fresh }
+            return state.device
+        }
+        if old.endpoints != fresh.endpoints {
+            logger.info("\(fresh.friendlyName) (\(id)) is now at \(fresh.preferredEndpoint.map { "\($0)" } ?? "?"), was \(old.preferredEndpoint.map { "\($0)" } ?? "?")")
+        }
     }
 
     private func finish(_ error: CastError?) {

@@ -1,0 +1,146 @@
+import CastDiscovery
+import CastReceiver
+import CastTestSupport
+import CastTransport
+import Foundation
+import Synchronization
+import Testing
+@testable import Castor
+
+/// Reaches a receiver by the address and port of the device record it is given, as TLS would:
+/// a record with an old address reaches nothing.
+final class EndpointConnector: CastDeviceConnector {
+    private struct State {
+        var receivers: [String: CastReceiver] = [:]
+        var ends: [InMemoryCastTransport] = []
+        var attempts: [String] = []
+    }
+    private let state = Mutex(State())
+
+    func register(_ receiver: CastReceiver?, at endpoint: CastDeviceEndpoint) {
+        state.withLock { $0.receivers["\(endpoint)"] = receiver }
+    }
+
+    /// Every endpoint a connection was attempted to, in order.
+    var attempts: [String] { state.withLock { $0.attempts } }
+
+    func connect(to device: CastDevice) async throws -> any CastTransport {
+        guard let endpoint = device.preferredEndpoint else {
+            throw CastTransportError(code: .connectFailed, message: "\(device.friendlyName) has no address")
+        }
+        let receiver = state.withLock { state -> CastReceiver? in
+            state.attempts.append("\(endpoint)")
+            return state.receivers["\(endpoint)"]
+        }
+        guard let receiver else { throw CastTransportError(code: .connectFailed, message: "nothing answers at \(endpoint)") }
+        let (senderEnd, receiverEnd) = InMemoryCastTransport.pair()
+        state.withLock { $0.ends.append(receiverEnd) }
+        await receiver.accept(receiverEnd)
+        return senderEnd
+    }
+
+    func dropConnections() async {
+        let ends = state.withLock { state in
+            defer { state.ends = [] }
+            return state.ends
+        }
+        for end in ends { await end.close() }
+    }
+}
+
+/// Records what the façade tells its delegate.
+final class DelegateLog: CastDelegate {
+    private let relaunches = Mutex<[CastSessionInfo]>([])
+    func castSessionRelaunched(_ session: CastSessionInfo) { relaunches.withLock { $0.append(session) } }
+    var relaunched: [CastSessionInfo] { relaunches.withLock { $0 } }
+}
+
+/// A device that comes back at another address is found again by its id through the façade's
+/// discovery, and the session goes on there.
+@Suite struct RediscoveryTests {
+    static func device(_ id: UUID, at address: String, port: Int) -> CastDevice {
+        CastDevice(id: CastDeviceID(id), friendlyName: "TV",
+                   endpoints: [CastDeviceEndpoint(address: address, family: .ipv4, port: port)])
+    }
+
+    @Test func aDeviceBackAtANewAddressIsFoundByItsIdAndResumed() async throws {
+        let clock = ManualClock()
+        let id = UUID()
+        let old = Self.device(id, at: "10.0.0.5", port: 8009)
+        let moved = Self.device(id, at: "10.0.0.9", port: 8010)
+        let oldEndpoint = try #require(old.preferredEndpoint), newEndpoint = try #require(moved.preferredEndpoint)
+        let first = ConnectionLossTests.receiver(for: old, id: id)
+        let connector = EndpointConnector()
+        connector.register(first, at: oldEndpoint)
+        let browser = FakeBrowser()
+        let cast = Cast(configuration: ConnectionLossTests.configuration(.within(.seconds(60))), browser: browser,
+                        connector: connector, clock: clock)
+        let delegate = DelegateLog()
+        cast.delegate = delegate
+        let log = EventLog(cast)
+        browser.add(old)
+        try await waitUntil("the browser lists the device") { cast.devices.count == 1 }
+        try await cast.startSession(with: old)
+        let player = try #require(cast.player)
+        try await player.loadItems(from: [Assets.movie(1)], with: CastLoadOptions(time: .seconds(30)))
+        let sessionBefore = try #require(cast.sessionInfo?.sessionId)
+        let status = try #require(player.mediaStatus)
+        await clock.advance(by: .seconds(10))
+        let expected = status.currentTime + 10
+
+        // The device restarts with a new DHCP lease: its old address answers nothing, and mDNS
+        // withdraws it; the first attempts fail.
+        connector.register(nil, at: oldEndpoint)
+        browser.remove(old)
+        await first.stop()
+        await connector.dropConnections()
+        try await ConnectionLossTests.driveBackOff(clock, until: "two attempts failed") { connector.attempts.count >= 3 }
+        #expect(connector.attempts.dropFirst().allSatisfy { $0 == "\(oldEndpoint)" }, "\(connector.attempts)")
+        #expect(log.endReason == nil)
+
+        // It is announced again at the new address and port, with no app running.
+        let restarted = ConnectionLossTests.receiver(for: moved, id: id)
+        connector.register(restarted, at: newEndpoint)
+        browser.add(moved)
+        try await waitUntil("the browser lists the new address") { cast.devices.first?.endpoints == moved.endpoints }
+        try await ConnectionLossTests.driveBackOff(clock, until: "resumed") {
+            log.resumed != nil || log.endReason != nil || log.resumeFailure != nil
+        }
+        #expect(log.resumeFailure == nil)
+        #expect(log.endReason == nil)
+        #expect(connector.attempts.last == "\(newEndpoint)")
+        let resumed = try #require(log.resumed)
+        let position = SessionNarratorSeconds.of(resumed.options.time ?? .zero)
+        #expect(abs(position - expected) < 0.001, "resumed at \(position), extrapolated \(expected)")
+        try await waitUntil("the restarted receiver plays the item") { player.mediaStatus?.media?.metadata?.title == "Movie 1" }
+        // The façade now knows the device at its new address, and the delegate the new app session.
+        #expect(cast.currentDevice?.endpoints == moved.endpoints)
+        let session = try #require(cast.sessionInfo)
+        #expect(session.sessionId != sessionBefore)
+        try await waitUntil("the delegate is told of the relaunch") { !delegate.relaunched.isEmpty }
+        #expect(delegate.relaunched == [session])
+        await cast.endSession()
+        await restarted.stop()
+    }
+
+    @Test func aDeviceThatStaysAtItsAddressIsRejoinedThereWithoutDiscovery() async throws {
+        // A session started on a device discovery never listed (castctl --host) keeps its record.
+        let clock = ManualClock()
+        let id = UUID()
+        let device = Self.device(id, at: "10.0.0.5", port: 8009)
+        let endpoint = try #require(device.preferredEndpoint)
+        let receiver = ConnectionLossTests.receiver(for: device, id: id)
+        let connector = EndpointConnector()
+        connector.register(receiver, at: endpoint)
+        let cast = Cast(configuration: ConnectionLossTests.configuration(.within(.seconds(60))), connector: connector, clock: clock)
+        let log = EventLog(cast)
+        try await cast.startSession(with: device)
+        try await #require(cast.player).loadItems(from: [Assets.movie(1)])
+        await connector.dropConnections()
+        try await ConnectionLossTests.driveBackOff(clock, until: "rejoined") { log.rejoinCount == 1 }
+        #expect(connector.attempts == ["\(endpoint)", "\(endpoint)"])
+        #expect(cast.currentDevice == device)
+        await cast.endSession()
+        await receiver.stop()
+    }
+}
