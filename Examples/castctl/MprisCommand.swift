@@ -4,7 +4,6 @@ import CastMPRIS
 import CastTransport
 import Castor
 import Foundation
-import Observation
 import Synchronization
 
 /// `castctl mpris`: the device's media session in the desktop's media controls (MPRIS 2 on D-Bus).
@@ -26,6 +25,7 @@ struct Mpris: AsyncParsableCommand {
     @Option(help: "The last element of the bus name (default: d + 8 hex digits of the device id).") var instance: String?
     @Option(help: "Publish on the D-Bus bus at this address instead of the session bus.") var busAddress: String?
     @Flag(help: "Show what plays without letting the desktop control it (CanControl false).") var readOnly = false
+    @OptionGroup var reconnect: ReconnectOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -37,15 +37,13 @@ struct Mpris: AsyncParsableCommand {
             let options = try DeviceOptions.parse((host.map { ["--host", $0, "--port", String(port)] } ?? [])
                                                   + (device.map { ["--device", $0] } ?? [])
                                                   + ["--log-level", try logging.level().rawValue])
-            let (address, devicePort) = try await options.target()
-            // A stable id per address, so the bus name stays the same from one run to the next.
-            let target = CastDevice(id: CastDeviceID.derived(from: "\(address):\(devicePort)"),
-                                    friendlyName: name ?? device ?? address,
-                                    endpoints: [KnownHost(host: address, port: devicePort).endpoint])
-            let cast = Castor.Cast(configuration: CastConfiguration(), logger: Output.logger)
+            // Connects through --host, or --device resolved over mDNS again on every attempt (a
+            // device that came back on a new address is found by its name).
+            let (cast, _) = try options.façade(reconnect: reconnect)
             let mpris = CastMPRISPlayer(cast: cast, configuration: CastMPRISConfiguration(
                 bus: busAddress.map(CastMPRISConfiguration.Bus.address) ?? .session, instanceName: instance,
                 identity: name, allowsControl: !readOnly))
+            let target = Self.target(host: host, port: port, device: device, name: name)
             let signals = SignalFlag()
             let failure = FailureBox()
             let work = Task<Bool, Never> {
@@ -65,6 +63,14 @@ struct Mpris: AsyncParsableCommand {
             await cast.endSession(stoppingReceiverApp: false)
             if let error = failure.error { throw error }
         }
+    }
+
+    /// The device to follow, with an id derived from `--host:port` or `--device`, so the bus name
+    /// stays the same from one run to the next.
+    static func target(host: String?, port: Int, device: String?, name: String?) -> CastDevice {
+        let key = host.map { "\($0):\(port)" } ?? device ?? ""
+        return CastDevice(id: CastDeviceID.derived(from: key), friendlyName: name ?? device ?? key,
+                          endpoints: host.map { [KnownHost(host: $0, port: port).endpoint] } ?? [])
     }
 
     /// Prints a line each time the player appears or goes.
@@ -92,8 +98,13 @@ struct Mpris: AsyncParsableCommand {
                 delay = min(delay * 2, .seconds(30))
                 continue
             }
-            // Wait, connected, until the session ends (the app stops, or the reconnect policy gives up).
-            for await present in Observations({ cast.player != nil }) where !present { break }
+            // Wait, connected, until the session ends (the app stops, or the reconnect policy gives
+            // up). Subscribed before the check, so an end between the two is still seen.
+            let events = cast.events
+            guard cast.player != nil else { continue }
+            for await event in events {
+                if case .ended = event { break }
+            }
         }
     }
 }
