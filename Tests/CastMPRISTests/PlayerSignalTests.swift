@@ -1,0 +1,143 @@
+@testable import CastMPRIS
+import CastDiscovery
+import CastMedia
+import CastReceiver
+import CastTestSupport
+import CastTransport
+import Castor
+import Foundation
+import Synchronization
+import Testing
+
+/// Connects a `Cast` to in-process emulated receivers over in-memory transports.
+private final class InMemoryConnector: CastDeviceConnector {
+    private let receivers = Mutex<[CastDeviceID: CastReceiver]>([:])
+
+    func register(_ receiver: CastReceiver, for device: CastDevice) {
+        receivers.withLock { $0[device.id] = receiver }
+    }
+
+    func connect(to device: CastDevice) async throws -> any CastTransport {
+        guard let receiver = receivers.withLock({ $0[device.id] }) else {
+            throw CastTransportError(code: .connectFailed, message: "\(device.friendlyName) is unknown")
+        }
+        let (senderEnd, receiverEnd) = InMemoryCastTransport.pair()
+        await receiver.accept(receiverEnd)
+        return senderEnd
+    }
+}
+
+/// A session published by ``CastMPRISPlayer`` on a private bus, with the façade and the emulated
+/// receiver on one ``ManualClock``; `dbus-monitor` (Debian's, a client we did not write) records
+/// every signal on the MPRIS object path, in the order the bus delivered them.
+private struct SignalLab {
+    let bus: ChildProcess
+    let monitor: ChildProcess
+    let clock: ManualClock
+    let cast: Cast
+    let receiver: CastReceiver
+    let device: CastDevice
+
+    static let daemon = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let dbusMonitor = ["/usr/bin/dbus-monitor", "/bin/dbus-monitor"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let available = ProcessInfo.processInfo.environment["CI"] == "true" || (daemon != nil && dbusMonitor != nil)
+
+    static func start(_ name: String, clock: ManualClock = ManualClock()) async throws -> (SignalLab, address: String) {
+        let bus = try ChildProcess(try #require(daemon), ["--session", "--nofork", "--nopidfile", "--print-address=1"])
+        let line = await bus.waitForLine { $0.hasPrefix("unix:") }
+        let address = try #require(line, "dbus-daemon: \(bus.errorOutput)").trimmingCharacters(in: .whitespaces)
+        let monitor = try ChildProcess(try #require(dbusMonitor),
+                                       ["--address", address, "type='signal',path='/org/mpris/MediaPlayer2'"])
+        // dbus-monitor prints the NameLost of becoming a monitor once it is attached.
+        #expect(await monitor.waitForLine { $0.contains("member=NameLost") } != nil, "dbus-monitor: \(monitor.errorOutput)")
+        let id = UUID()
+        let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: name, id: id, clock: clock, replyLatency: .zero))
+        let device = CastDevice(id: CastDeviceID(id), friendlyName: name)
+        let connector = InMemoryConnector()
+        connector.register(receiver, for: device)
+        let cast = Cast(configuration: CastConfiguration(reconnectPolicy: .never), connector: connector, clock: clock)
+        return (SignalLab(bus: bus, monitor: monitor, clock: clock, cast: cast, receiver: receiver, device: device), address)
+    }
+
+    /// The signals dbus-monitor printed so far: each header line with its argument lines.
+    var signals: [String] {
+        var result: [String] = []
+        for line in monitor.output {
+            if line.hasPrefix("signal ") { result.append(line) } else if !result.isEmpty { result[result.count - 1] += "\n" + line }
+        }
+        return result.filter { !$0.contains("interface=org.freedesktop.DBus;") }
+    }
+
+    /// Waits until dbus-monitor printed `count` lines containing `text`; the signals up to then.
+    func waitForSignal(containing text: String, count: Int = 1) async -> [String] {
+        let seen = Mutex(0)
+        _ = await monitor.waitForLine { line in
+            guard line.contains(text) else { return false }
+            return seen.withLock { $0 += 1; return $0 >= count }
+        }
+        return signals
+    }
+
+    func stop() async {
+        await cast.endSession()
+        _ = await monitor.terminate()
+        _ = await bus.terminate()
+    }
+}
+
+/// `Seeked` is emitted for a jump of the position (a seek by anyone), never for playback moving
+/// it: the façade, the receiver and the player's stopwatch share one manual clock, so playback
+/// time passes exactly as the test says, without any timing in the test.
+@Suite("MPRIS signals on a manual clock", .serialized)
+struct PlayerSignalTests {
+    static let movie = CastAsset.url(URL(string: "https://example.com/movie.mp4")!,
+                                     configuration: CastAssetURLConfiguration(mimeType: "video/mp4", duration: 600),
+                                     metadata: .init(title: "Movie"))
+
+    /// Moves the shared clock by `seconds` in one step (less than the 5 s heartbeat interval, so no
+    /// heartbeat falls due; and no reading of the façade in between can split the elapsed time).
+    func advance(_ clock: ManualClock, seconds: Int) async {
+        await clock.advance(by: .seconds(seconds))
+    }
+
+    @Test("Playback moving the position is no Seeked; a seek is, with the new position; a paused position stays put",
+          .enabled(if: SignalLab.available, "needs dbus-daemon and dbus-monitor (apt-get install dbus)"))
+    func seekedOnJumpsOnly() async throws {
+        let (lab, address) = try await SignalLab.start("Signal TV")
+        try await lab.cast.startSession(with: lab.device)
+        let player = try #require(lab.cast.player)
+        try await player.loadItems(from: [Self.movie])
+
+        let mpris = CastMPRISPlayer(cast: lab.cast, configuration: CastMPRISConfiguration(bus: .address(address), instanceName: "signals"))
+        let running = Task { try await mpris.run() }
+        var names = mpris.busNames.makeAsyncIterator()
+        while let name = await names.next() { if name != nil { break } }
+
+        // 4 s of playback, then a status (the repeat mode changes): the position moved by exactly
+        // the elapsed time, so only PropertiesChanged (LoopStatus) is signalled.
+        await advance(lab.clock, seconds: 4)
+        try await player.setRepeatMode(.all)
+        var signals = await lab.waitForSignal(containing: "string \"Playlist\"")
+        #expect(player.mediaStatus?.currentTime == 4)
+        #expect(!signals.contains { $0.contains("member=Seeked") }, "\(signals)")
+
+        // A seek: Seeked with the new position in microseconds.
+        try await player.seek(to: .seconds(100))
+        signals = await lab.waitForSignal(containing: "member=Seeked")
+        let seeked = try #require(signals.last { $0.contains("member=Seeked") })
+        #expect(seeked.contains("int64 100000000"), "\(seeked)")
+
+        // Paused, time passes: the position stays at 100 s, so again no Seeked.
+        try await player.pause()
+        _ = await lab.waitForSignal(containing: "string \"Paused\"")
+        await advance(lab.clock, seconds: 4)
+        try await player.setRepeatMode(.off)
+        signals = await lab.waitForSignal(containing: "string \"None\"")
+        #expect(signals.filter { $0.contains("member=Seeked") }.count == 1, "\(signals)")
+        #expect(player.mediaStatus?.currentTime == 100)
+
+        running.cancel()
+        try await running.value
+        await lab.stop()
+    }
+}
