@@ -59,6 +59,16 @@ private struct SignalLab {
         return (SignalLab(bus: bus, monitor: monitor, clock: clock, cast: cast, receiver: receiver, device: device), address)
     }
 
+    /// Another emulated device and its façade, on the same clock.
+    static func session(_ name: String, clock: ManualClock) -> (Cast, CastDevice) {
+        let id = UUID()
+        let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: name, id: id, clock: clock, replyLatency: .zero))
+        let device = CastDevice(id: CastDeviceID(id), friendlyName: name)
+        let connector = InMemoryConnector()
+        connector.register(receiver, for: device)
+        return (Cast(configuration: CastConfiguration(reconnectPolicy: .never), connector: connector, clock: clock), device)
+    }
+
     /// The signals dbus-monitor printed so far: each header line with its argument lines.
     var signals: [String] {
         var result: [String] = []
@@ -138,6 +148,67 @@ struct PlayerSignalTests {
 
         running.cancel()
         try await running.value
+        await lab.stop()
+    }
+
+    static let playerctlPath = ["/usr/bin/playerctl", "/bin/playerctl"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Runs Debian's playerctl on the bus at `address`; its trimmed output.
+    @discardableResult
+    func playerctl(_ address: String, _ arguments: [String]) async throws -> String {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        let child = try ChildProcess(try #require(Self.playerctlPath), arguments, environment: environment)
+        #expect(await child.waitForExit() == 0, "playerctl \(arguments): \(child.errorOutput)")
+        return child.output.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("Two sessions in one process, two players: each under its own name with its own track, driven on its own",
+          .enabled(if: SignalLab.available && (ProcessInfo.processInfo.environment["CI"] == "true" || playerctlPath != nil),
+                   "needs dbus-daemon, dbus-monitor and playerctl"))
+    func everySessionItsOwnPlayer() async throws {
+        let (lab, address) = try await SignalLab.start("Kitchen")
+        let (lounge, loungeDevice) = SignalLab.session("Lounge", clock: lab.clock)
+        try await lab.cast.startSession(with: lab.device)
+        try await lounge.startSession(with: loungeDevice)
+        let kitchenPlayer = try #require(lab.cast.player), loungePlayer = try #require(lounge.player)
+        try await kitchenPlayer.loadItems(from: [Self.movie])
+        try await loungePlayer.loadItems(from: [.url(URL(string: "https://example.com/song.mp3")!,
+                                                     configuration: CastAssetURLConfiguration(mimeType: "audio/mpeg", duration: 180),
+                                                     metadata: .init(title: "Song"))])
+
+        let players = [CastMPRISPlayer(cast: lab.cast, configuration: CastMPRISConfiguration(bus: .address(address))),
+                       CastMPRISPlayer(cast: lounge, configuration: CastMPRISConfiguration(bus: .address(address)))]
+        let running = players.map { player in Task { try await player.run() } }
+        var names: [String] = []
+        for player in players {
+            var updates = player.busNames.makeAsyncIterator()
+            while let name = await updates.next() { if let name { names.append(name); break } }
+        }
+        // The default names come from the device ids: different devices, different players.
+        #expect(names[0] != names[1])
+        #expect(try players.map { try $0.busName(for: $0.cast.currentDevice!) } == names)
+        let list = try await playerctl(address, ["--list-all"]).split(separator: "\n").map(String.init)
+        let short = names.map { String($0.dropFirst("org.mpris.MediaPlayer2.".count)) }
+        #expect(Set(list) == Set(short), "\(list)")
+        #expect(try await playerctl(address, ["--player", short[0], "metadata", "--format", "{{xesam:title}} {{mpris:length}}"]) == "Movie 600000000")
+        #expect(try await playerctl(address, ["--player", short[1], "metadata", "--format", "{{xesam:title}} {{mpris:length}}"]) == "Song 180000000")
+
+        // Pausing one pauses that device only.
+        try await playerctl(address, ["--player", short[1], "pause"])
+        #expect(loungePlayer.mediaStatus?.playerState == .paused)
+        #expect(kitchenPlayer.mediaStatus?.playerState == .playing)
+        #expect(try await playerctl(address, ["--player", short[0], "status"]) == "Playing")
+        #expect(try await playerctl(address, ["--player", short[1], "status"]) == "Paused")
+
+        // One session ends: its player leaves the bus, the other stays.
+        await lounge.endSession()
+        var loungeNames = players[1].busNames.makeAsyncIterator()
+        while let name = await loungeNames.next() { if name == nil { break } }
+        #expect(try await playerctl(address, ["--list-all"]) == short[0])
+
+        for task in running { task.cancel() }
+        for task in running { try await task.value }
         await lab.stop()
     }
 }
