@@ -1,6 +1,7 @@
 import CastJSON
 import CastTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The MPRIS player through a receiver restart and alongside the TUI, read and driven by Debian's
@@ -130,5 +131,54 @@ struct MPRISSessionInteropTests {
         let after = try ChildProcess(try #require(MPRISInteropTests.playerctlPath), ["--list-all"], environment: bus.environment)
         _ = await after.waitForExit()
         #expect(!after.output.contains(player), "\(after.output)")
+    }
+
+    @Test("castctl mpris publishes while a session runs (started by another sender), removes the player when it ends, publishes the next one",
+          .enabled(if: available, "needs dbus-daemon (apt dbus), playerctl and Debian's python3-pychromecast"))
+    func followsSessionsAsTheyComeAndGo() async throws {
+        let receiver = try await ReceiverProcess.start()
+        let bus = try await PrivateBus.start()
+        let mpris = try ChildProcess(TestPaths.program("castctl"), ["mpris", "--host", "127.0.0.1", "--port", String(receiver.port)],
+                                     environment: bus.environment)
+        let mprisGuard = watchdog(mpris, seconds: 300)
+        defer {
+            mprisGuard.cancel()
+            for pid in [mpris.pid, bus.daemon.pid, receiver.child.pid] { kill(pid, SIGKILL) }
+        }
+        func listed() async throws -> [String] {
+            let list = try ChildProcess(try #require(MPRISInteropTests.playerctlPath), ["--list-all"], environment: bus.environment)
+            _ = await list.waitForExit()
+            return list.output
+        }
+        func published(_ count: Int) async -> String? {
+            let seen = Mutex(0)
+            return await mpris.waitForLine { line in
+                line.hasPrefix("published ") && seen.withLock { $0 += 1; return $0 == count }
+            }
+        }
+
+        // Connected, nothing plays: no player.
+        #expect(try await listed().allSatisfy { !$0.hasPrefix("castor.") })
+        _ = try await peers.otherSender("load", receiver: receiver)
+        let first = try #require(await published(1), "castctl mpris: \(mpris.errorOutput)")
+        let player = String(first.dropFirst("published org.mpris.MediaPlayer2.".count))
+        #expect(try await listed().contains(player))
+        #expect(try await peers.playerctl(bus, ["--player", player, "metadata", "title"]) == "Song 1")
+
+        // The other sender stops the app: the session is over and the player leaves the bus.
+        _ = try await peers.otherSender("stop", receiver: receiver)
+        #expect(await mpris.waitForLine { $0 == "no media session" } != nil, "\(mpris.output) \(mpris.errorOutput)")
+        #expect(try await listed().allSatisfy { $0 != player })
+
+        // The next session, started by anyone, is published again under the same name.
+        _ = try await peers.otherSender("load", receiver: receiver)
+        let second = try #require(await published(2), "\(mpris.output) \(mpris.errorOutput)")
+        #expect(second == first)
+        #expect(try await peers.playerctl(bus, ["--player", player, "status"]) == "Playing")
+
+        #expect(await mpris.terminate(signal: SIGINT) == 0, "\(mpris.errorOutput)")
+        _ = await bus.daemon.terminate()
+        let stopped = await receiver.stopAndCountViolations()
+        #expect(stopped.status == 0 && stopped.violations == 0, "\(stopped.lines)")
     }
 }
