@@ -59,8 +59,17 @@ struct Mpris: AsyncParsableCommand {
                 return true
             }
             _ = await signals.wait(orUntil: work)
-            _ = await work.value
-            await cast.endSession(stoppingReceiverApp: false)
+            // Stopping is bounded: a step that hangs is named, and castctl exits anyway.
+            let stage = Stage("releasing the bus name")
+            let stopped = await Self.within(.seconds(10)) {
+                _ = await work.value
+                stage.set("ending the session")
+                await cast.endSession(stoppingReceiverApp: false)
+            }
+            guard stopped else {
+                FileHandle.standardError.write(Data("castctl: stopping hung while \(stage.value); exiting\n".utf8))
+                throw ExitCode.failure
+            }
             if let error = failure.error { throw error }
         }
     }
@@ -107,6 +116,37 @@ struct Mpris: AsyncParsableCommand {
             }
         }
     }
+}
+
+extension Mpris {
+    /// Runs `operation`; `false` when it has not finished after `limit` (it is left running).
+    static func within(_ limit: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
+        let (results, result) = AsyncStream<Bool>.makeStream()
+        let work = Task {
+            await operation()
+            result.yield(true)
+        }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            result.yield(false)
+        }
+        var finished = false
+        for await value in results {
+            finished = value
+            break
+        }
+        timer.cancel()
+        _ = work
+        return finished
+    }
+}
+
+/// What castctl is doing while it stops, for the message when a step hangs.
+private final class Stage: Sendable {
+    private let text: Mutex<String>
+    init(_ text: String) { self.text = Mutex(text) }
+    var value: String { text.withLock { $0 } }
+    func set(_ value: String) { text.withLock { $0 = value } }
 }
 
 /// The error that stopped the player, set once from a child task.
