@@ -98,7 +98,7 @@ private struct SignalLab {
 /// `Seeked` is emitted for a jump of the position (a seek by anyone), never for playback moving
 /// it: the façade, the receiver and the player's stopwatch share one manual clock, so playback
 /// time passes exactly as the test says, without any timing in the test.
-@Suite("MPRIS signals on a manual clock", .serialized)
+@Suite("MPRIS signals on a manual clock", .serialized, .timeLimit(.minutes(1)))  // a safety net against a hang, not a timing check
 struct PlayerSignalTests {
     static let movie = CastAsset.url(URL(string: "https://example.com/movie.mp4")!,
                                      configuration: CastAssetURLConfiguration(mimeType: "video/mp4", duration: 600),
@@ -133,7 +133,9 @@ struct PlayerSignalTests {
 
         // A seek: Seeked with the new position in microseconds.
         try await player.seek(to: .seconds(100))
-        signals = await lab.waitForSignal(containing: "member=Seeked")
+        _ = await lab.waitForSignal(containing: "member=Seeked")
+        _ = await lab.monitor.waitForLine { $0.hasPrefix("   int64 ") }  // the signal's argument, on the next line
+        signals = lab.signals
         let seeked = try #require(signals.last { $0.contains("member=Seeked") })
         #expect(seeked.contains("int64 100000000"), "\(seeked)")
 
@@ -209,6 +211,76 @@ struct PlayerSignalTests {
 
         for task in running { task.cancel() }
         for task in running { try await task.value }
+        await lab.stop()
+    }
+
+    static let dbusSendPath = ["/usr/bin/dbus-send", "/bin/dbus-send"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Calls `member` on the player with Debian's `dbus-send`; the printed reply.
+    func dbusSend(_ address: String, _ name: String, _ member: String, _ arguments: [String] = []) async throws -> String {
+        // --session with the address in the environment: with --address, dbus-send does not register
+        // on the bus, so no reply can reach it.
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        let child = try ChildProcess(try #require(Self.dbusSendPath), ["--session", "--print-reply", "--dest=\(name)",
+                                                                        "/org/mpris/MediaPlayer2", member] + arguments, environment: environment)
+        #expect(await child.waitForExit() == 0, "dbus-send \(member): \(child.errorOutput)")
+        return child.output.joined(separator: "\n")
+    }
+
+    /// The quoted values after `prefix` in dbus-send's output, in order.
+    func values(_ text: String, after prefix: String) -> [String] {
+        text.components(separatedBy: prefix + " \"").dropFirst().compactMap { $0.split(separator: "\"", maxSplits: 1).first.map(String.init) }
+    }
+
+    @Test("The queue as org.mpris.MediaPlayer2.TrackList, read and edited with dbus-send: Tracks, GetTracksMetadata, GoTo, AddTrack, RemoveTrack",
+          .enabled(if: SignalLab.available && (ProcessInfo.processInfo.environment["CI"] == "true" || dbusSendPath != nil),
+                   "needs dbus-daemon, dbus-monitor and dbus-send"))
+    func trackListShowsAndEditsTheQueue() async throws {
+        let (lab, address) = try await SignalLab.start("Queue TV")
+        try await lab.cast.startSession(with: lab.device)
+        let player = try #require(lab.cast.player)
+        let movies = (1...3).map { n in
+            CastAsset.url(URL(string: "https://example.com/movie\(n).mp4")!,
+                          configuration: CastAssetURLConfiguration(mimeType: "video/mp4", duration: 600), metadata: .init(title: "Movie \(n)"))
+        }
+        try await player.loadItems(from: movies)
+        // The façade fetches queue items on demand; a program showing the whole queue asks for them.
+        #expect(player.items.count == 3)
+        for item in player.items { _ = try await item.fetch() }
+
+        let mpris = CastMPRISPlayer(cast: lab.cast, configuration: CastMPRISConfiguration(bus: .address(address), instanceName: "queue"))
+        let running = Task { try await mpris.run() }
+        var names = mpris.busNames.makeAsyncIterator()
+        var published: String?
+        while let name = await names.next() { if let name { published = name; break } }
+        let name = try #require(published)
+
+        let property = ["string:org.mpris.MediaPlayer2.TrackList", "string:Tracks"]
+        let tracks = values(try await dbusSend(address, name, "org.freedesktop.DBus.Properties.Get", property), after: "object path")
+        try #require(tracks.count == 3)
+        let metadata = try await dbusSend(address, name, "org.mpris.MediaPlayer2.TrackList.GetTracksMetadata",
+                                          ["array:objpath:" + tracks.reversed().joined(separator: ",")])
+        #expect(values(metadata, after: "string").filter { $0.hasPrefix("Movie ") } == ["Movie 3", "Movie 2", "Movie 1"], "\(metadata)")
+
+        // GoTo the third track: the receiver plays it.
+        _ = try await dbusSend(address, name, "org.mpris.MediaPlayer2.TrackList.GoTo", ["objpath:" + tracks[2]])
+        #expect(player.currentItem?.id == player.items.last?.id)
+        #expect(player.mediaStatus?.media?.metadata?.title == "Movie 3")
+
+        // AddTrack after the first one, RemoveTrack the second: the queue changes, TrackListReplaced says so.
+        _ = try await dbusSend(address, name, "org.mpris.MediaPlayer2.TrackList.AddTrack",
+                               ["string:https://example.com/extra.mp3", "objpath:" + tracks[0], "boolean:false"])
+        #expect(player.items.count == 4)
+        _ = await lab.waitForSignal(containing: "member=TrackListReplaced")
+        _ = try await dbusSend(address, name, "org.mpris.MediaPlayer2.TrackList.RemoveTrack", ["objpath:" + tracks[1]])
+        #expect(player.items.count == 3)
+        let after = values(try await dbusSend(address, name, "org.freedesktop.DBus.Properties.Get", property), after: "object path")
+        #expect(after.count == 3 && !after.contains(tracks[1]), "\(after)")
+        #expect(player.items.map { $0.queueItem?.media?.contentId } .contains("https://example.com/movie2.mp4") == false)
+
+        running.cancel()
+        try await running.value
         await lab.stop()
     }
 }
