@@ -239,7 +239,7 @@ let package = Package(
             path: "Tests/CastMediaServerTests"),
         .testTarget(
             name: "CastMPRISTests",
-            dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscovery",
+            dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscovery", "CastTransport",
                            "CastJSON", "CastTestSupport"],
             path: "Tests/CastMPRISTests"),
     ]

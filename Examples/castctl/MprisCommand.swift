@@ -4,7 +4,6 @@ import CastMPRIS
 import CastTransport
 import Castor
 import Foundation
-import Observation
 import Synchronization
 
 /// `castctl mpris`: the device's media session in the desktop's media controls (MPRIS 2 on D-Bus).
@@ -26,6 +25,7 @@ struct Mpris: AsyncParsableCommand {
     @Option(help: "The last element of the bus name (default: d + 8 hex digits of the device id).") var instance: String?
     @Option(help: "Publish on the D-Bus bus at this address instead of the session bus.") var busAddress: String?
     @Flag(help: "Show what plays without letting the desktop control it (CanControl false).") var readOnly = false
+    @OptionGroup var reconnect: ReconnectOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -37,15 +37,13 @@ struct Mpris: AsyncParsableCommand {
             let options = try DeviceOptions.parse((host.map { ["--host", $0, "--port", String(port)] } ?? [])
                                                   + (device.map { ["--device", $0] } ?? [])
                                                   + ["--log-level", try logging.level().rawValue])
-            let (address, devicePort) = try await options.target()
-            // A stable id per address, so the bus name stays the same from one run to the next.
-            let target = CastDevice(id: CastDeviceID.derived(from: "\(address):\(devicePort)"),
-                                    friendlyName: name ?? device ?? address,
-                                    endpoints: [KnownHost(host: address, port: devicePort).endpoint])
-            let cast = Castor.Cast(configuration: CastConfiguration(), logger: Output.logger)
+            // Connects through --host, or --device resolved over mDNS again on every attempt (a
+            // device that came back on a new address is found by its name).
+            let (cast, _) = try options.façade(reconnect: reconnect)
             let mpris = CastMPRISPlayer(cast: cast, configuration: CastMPRISConfiguration(
                 bus: busAddress.map(CastMPRISConfiguration.Bus.address) ?? .session, instanceName: instance,
                 identity: name, allowsControl: !readOnly))
+            let target = Self.target(host: host, port: port, device: device, name: name)
             let signals = SignalFlag()
             let failure = FailureBox()
             let work = Task<Bool, Never> {
@@ -61,10 +59,27 @@ struct Mpris: AsyncParsableCommand {
                 return true
             }
             _ = await signals.wait(orUntil: work)
-            _ = await work.value
-            await cast.endSession(stoppingReceiverApp: false)
+            // Stopping is bounded: a step that hangs is named, and castctl exits anyway.
+            let stage = Stage("releasing the bus name")
+            let stopped = await Self.within(.seconds(10)) {
+                _ = await work.value
+                stage.set("ending the session")
+                await cast.endSession(stoppingReceiverApp: false)
+            }
+            guard stopped else {
+                FileHandle.standardError.write(Data("castctl: stopping hung while \(stage.value); exiting\n".utf8))
+                throw ExitCode.failure
+            }
             if let error = failure.error { throw error }
         }
+    }
+
+    /// The device to follow, with an id derived from `--host:port` or `--device`, so the bus name
+    /// stays the same from one run to the next.
+    static func target(host: String?, port: Int, device: String?, name: String?) -> CastDevice {
+        let key = host.map { "\($0):\(port)" } ?? device ?? ""
+        return CastDevice(id: CastDeviceID.derived(from: key), friendlyName: name ?? device ?? key,
+                          endpoints: host.map { [KnownHost(host: $0, port: port).endpoint] } ?? [])
     }
 
     /// Prints a line each time the player appears or goes.
@@ -92,10 +107,46 @@ struct Mpris: AsyncParsableCommand {
                 delay = min(delay * 2, .seconds(30))
                 continue
             }
-            // Wait, connected, until the session ends (the app stops, or the reconnect policy gives up).
-            for await present in Observations({ cast.player != nil }) where !present { break }
+            // Wait, connected, until the session ends (the app stops, or the reconnect policy gives
+            // up). Subscribed before the check, so an end between the two is still seen.
+            let events = cast.events
+            guard cast.player != nil else { continue }
+            for await event in events {
+                if case .ended = event { break }
+            }
         }
     }
+}
+
+extension Mpris {
+    /// Runs `operation`; `false` when it has not finished after `limit` (it is left running).
+    static func within(_ limit: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
+        let (results, result) = AsyncStream<Bool>.makeStream()
+        let work = Task {
+            await operation()
+            result.yield(true)
+        }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            result.yield(false)
+        }
+        var finished = false
+        for await value in results {
+            finished = value
+            break
+        }
+        timer.cancel()
+        _ = work
+        return finished
+    }
+}
+
+/// What castctl is doing while it stops, for the message when a step hangs.
+private final class Stage: Sendable {
+    private let text: Mutex<String>
+    init(_ text: String) { self.text = Mutex(text) }
+    var value: String { text.withLock { $0 } }
+    func set(_ value: String) { text.withLock { $0 = value } }
 }
 
 /// The error that stopped the player, set once from a child task.

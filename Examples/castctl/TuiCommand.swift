@@ -30,6 +30,7 @@ struct Tui: AsyncParsableCommand {
     @Flag(help: "Start an emulated receiver in this process and play a demo queue on it.") var emulated = false
     @Option(help: "Draw this many frames, then quit (for scripts; 0 = until q).") var frames = 0
     @Option(help: "Milliseconds between frames.") var intervalMs = 250
+    @Flag(help: "Also publish the session as an MPRIS 2 player on the D-Bus session bus (desktop media controls, playerctl).") var mpris = false
     @OptionGroup var reconnect: ReconnectOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -70,6 +71,7 @@ struct Tui: AsyncParsableCommand {
                 let assets = DemoSession.queue().compactMap { $0.media }.map(CastAsset.init(media:))
                 try await player.loadItems(from: assets)
             }
+            let desktop = mpris ? TuiMprisExport(cast: cast, device: target) : nil
             var volume = cast.deviceManager()
             var model = CastExpandedControllerModel(player: player, volume: volume)
             var volumeController = volume.map(CastDeviceVolumeController.init(device:))
@@ -107,16 +109,18 @@ struct Tui: AsyncParsableCommand {
                 }
                 if let (status, message) = connection.exit {
                     screen.leaveRawMode()
+                    await desktop?.stop()
                     if let receiver { await receiver.stop() }
                     FileHandle.standardError.write(Data("castctl: \(message)\n".utf8))
                     throw ExitCode(status.rawValue)
                 }
                 screen.draw(Self.frame(player: player, model: model, volume: volumeController, device: target.friendlyName,
-                                       connection: connection.line(now: .now)))
+                                       connection: connection.line(now: .now)) + (desktop?.lines ?? []))
                 drawn += 1
                 try await Task.sleep(for: .milliseconds(intervalMs))
             }
             screen.leaveRawMode()
+            await desktop?.stop()
             await cast.endSession()
             if let receiver { await receiver.stop() }
         }

@@ -4,6 +4,7 @@
   load    loads a song with title, artist and duration, then queues two more
   pause   pauses what plays
   status  prints the receiver's last MEDIA_STATUS entry and the device volume
+  stop    stops the receiver app (the media session ends)
 
 Prints one JSON object: {"ok": bool, "status": {...}, "volume": float, "detail": text}.
 """
@@ -39,7 +40,7 @@ def song(n):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("command", choices=["load", "pause", "status"])
+    parser.add_argument("command", choices=["load", "pause", "status", "stop"])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--uuid", required=True)
@@ -77,6 +78,12 @@ def main():
         mc.pause()
         ok = wait_for(lambda: mc.status.player_state == "PAUSED")
         detail = f"state={mc.status.player_state}"
+    elif args.command == "stop":
+        cast.quit_app()
+        ok = wait_for(lambda: cast.app_id != DMR)  # back to the idle screen (Backdrop) or no app
+        print(json.dumps({"ok": bool(ok), "status": {}, "volume": cast.status.volume_level, "detail": f"app={cast.app_id}"}), flush=True)
+        cast.disconnect(timeout=5)
+        return
     updated.clear()
     mc.update_status()
     ok = updated.wait(10) and ok

@@ -3,12 +3,13 @@ import CastMedia
 
 extension CastMPRISPlayer {
     /// Reads the façade: `nil` without a session. Every property read here is observed, so
-    /// `Observations` delivers a new reading whenever one of them changes.
+    /// ``ObservationFeed`` delivers a new reading whenever one of them changes.
     func observe() -> Observed? {
         guard let device = cast.currentDevice, let player = cast.player else { return nil }
         let manager = cast.deviceManager()
         let status = player.mediaStatus
-        let items = player.items.map { item in
+        let queue = player.items
+        let items = queue.map { item in
             MPRISSnapshot.Item(id: item.id, media: item.queueItem?.media)
         }
         let snapshot = MPRISSnapshot(
@@ -29,7 +30,8 @@ extension CastMPRISPlayer {
             items: items,
             currentItemId: player.currentItem?.id ?? status?.currentItemId,
             takenAt: stopwatch())
-        return Observed(device: device, snapshot: snapshot)
+        let sources = [ObjectIdentifier(player)] + (manager.map { [ObjectIdentifier($0)] } ?? []) + queue.map { ObjectIdentifier($0) }
+        return Observed(device: device, snapshot: snapshot, sources: sources)
     }
 
     /// The state method calls are decided on: the façade now (so `Position` is extrapolated at the

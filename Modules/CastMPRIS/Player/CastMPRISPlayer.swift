@@ -159,12 +159,14 @@ public final class CastMPRISPlayer: Observable, Sendable {
             throw CastMPRISError(code: .busUnavailable, message: error.description)
         }
 
-        let observations = Observations { [weak self] () -> Observed? in
-            guard let self else { return nil }
-            return self.observe()
-        }
+        // Not `Observations`: it can miss a change made between its reading and the installation
+        // of its observers (see ``ObservationFeed``).
+        let readings = ObservationFeed<Observed?>(
+            read: { [weak self] in self?.observe() },
+            settled: { $0?.settled(with: $1) ?? ($1 == nil) }
+        ).values()
         let feeder = Task {
-            for await observed in observations {
+            for await observed in readings {
                 continuation.yield(.observed(observed))
             }
         }
@@ -204,6 +206,21 @@ public final class CastMPRISPlayer: Observable, Sendable {
     struct Observed: Sendable, Hashable {
         var device: CastDevice
         var snapshot: MPRISSnapshot
+        /// The observable objects read (player, device manager, queue items): which objects are
+        /// observed depends on them.
+        var sources: [ObjectIdentifier] = []
+
+        /// Whether `other` read the same objects in the same state, apart from what time changes
+        /// (the extrapolated position, the clock reading).
+        func settled(with other: Observed?) -> Bool {
+            guard let other, device == other.device, sources == other.sources else { return false }
+            var mine = snapshot, theirs = other.snapshot
+            mine.position = nil
+            theirs.position = nil
+            mine.takenAt = .zero
+            theirs.takenAt = .zero
+            return mine == theirs
+        }
     }
 
     /// Owns or releases the name for the new reading and signals what changed.
