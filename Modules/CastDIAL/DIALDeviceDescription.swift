@@ -1,3 +1,4 @@
+import CastDiscovery
 import CastXML
 import Foundation
 

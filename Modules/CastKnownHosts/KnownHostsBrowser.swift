@@ -1,3 +1,4 @@
+import CastDiscovery
 import Synchronization
 
 /// Probes a list of `host[:port]` periodically and reports the Cast devices that answer.
@@ -124,4 +125,6 @@ public final class KnownHostsBrowser: DeviceBrowser {
     public var devices: [CastDevice] { hub.devices }
     /// See ``DeviceBrowser/diagnostics``.
     public var diagnostics: [DiscoveryDiagnostic] { hub.diagnostics }
+    /// ``DiscoverySource/knownHost``.
+    public var discoverySource: DiscoverySource { .knownHost }
 }

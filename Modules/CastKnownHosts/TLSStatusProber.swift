@@ -1,4 +1,5 @@
 import CastChannels
+import CastDiscovery
 import CastJSON
 import CastTransport
 import Foundation
@@ -22,12 +23,19 @@ public struct TLSStatusProber: CastDeviceProber {
     public var fetcher: any HTTPFetcher
 
     /// Creates a prober.
+    ///
+    /// - Parameters:
+    ///   - connectTimeout: how long the TCP connect plus TLS handshake may take.
+    ///   - requestTimeout: how long GET_STATUS may take.
+    ///   - askEurekaInfo: whether to ask `eureka_info` on port 8008 for the identity.
+    ///   - fetcher: how `eureka_info` is fetched; by default a bounded GET on SwiftNIO whose whole
+    ///     exchange is limited to 3 seconds and 64 KiB.
     public init(connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(5), askEurekaInfo: Bool = true,
-                fetcher: any HTTPFetcher = POSIXHTTPFetcher(timeout: .seconds(3))) {
+                fetcher: (any HTTPFetcher)? = nil) {
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.askEurekaInfo = askEurekaInfo
-        self.fetcher = fetcher
+        self.fetcher = fetcher ?? BoundedHTTPFetcher(timeout: .seconds(3))
     }
 
     /// See ``CastDeviceProber/probe(_:)``.

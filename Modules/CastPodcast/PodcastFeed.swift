@@ -1,3 +1,4 @@
+import CastMetadata
 import CastXML
 import Foundation
 
