@@ -194,7 +194,7 @@ let package = Package(
             // Runs the built castctl and cast-receiver programs (found next to the test bundle; `swift build --build-tests`
             // builds them). Not declared as dependencies: a test target that depends on an executable makes SwiftPM
             // build it as a host tool, which drags swift-protobuf's C++ protoc into the build.
-            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTransport"],
+            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTransport", "CastChannels", "ChatChannel"],
             path: "Tests/InteropTests",
             exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py", "mpris_other_sender.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),

@@ -55,7 +55,8 @@ extension Cast {
         }
         changed(\.currentDevice)
         changed(\.connectionState)
-        let link = SessionLink(device: device, configuration: configuration, clock: clock, connector: connector, logger: logger)
+        let link = SessionLink(device: device, configuration: configuration, clock: clock, connector: connector, logger: logger,
+                               plugins: state.withLock { $0.plugins })
         let joined: Bool
         do {
             joined = try await link.open(resumingSessionId: resumingSessionId, waitingForMediaApp: waitingForMediaApp)

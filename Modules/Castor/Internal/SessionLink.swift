@@ -43,11 +43,14 @@ final class SessionLink: Sendable {
         var closing = false
         var ended = false
         var monitor: Task<Void, Never>?
+        /// The user's channel plugins (`Cast.add(_:)`), added to every connection of the session.
+        var plugins: [any CastChannelPlugin] = []
     }
     private let state = Mutex(State())
 
     init(device: CastDevice, configuration: CastConfiguration, clock: any Clock<Duration>,
-         connector: any CastDeviceConnector, logger: Logger) {
+         connector: any CastDeviceConnector, logger: Logger, plugins: [any CastChannelPlugin] = []) {
+        state.withLock { $0.plugins = plugins }
         self.device = device
         self.configuration = configuration
         self.clock = clock
@@ -59,6 +62,30 @@ final class SessionLink: Sendable {
     }
 
     var events: AsyncStream<Event> { broadcaster.subscribe() }
+
+    /// Adds a user's plugin to the current connection and to every later one (reconnects).
+    func add(_ plugin: any CastChannelPlugin) async throws(CastChannelError) {
+        let connection = state.withLock { state -> CastConnection? in
+            guard !state.plugins.contains(where: { $0 === plugin }) else { return nil }
+            state.plugins.append(plugin)
+            return state.connection
+        }
+        do {
+            try await connection?.add(plugin)
+        } catch {
+            state.withLock { $0.plugins.removeAll { $0 === plugin } }
+            throw error
+        }
+    }
+
+    /// Removes a user's plugin from the current connection and from later ones.
+    func remove(_ plugin: any CastChannelPlugin) {
+        let connection = state.withLock { state -> CastConnection? in
+            state.plugins.removeAll { $0 === plugin }
+            return state.connection
+        }
+        connection?.remove(plugin)
+    }
     var app: ReceiverStatus.Application? { state.withLock { $0.app } }
     var receiverStatus: ReceiverStatus? { state.withLock { $0.receiverStatus } }
     var connection: CastConnection? { state.withLock { $0.connection } }
@@ -173,6 +200,7 @@ final class SessionLink: Sendable {
         do {
             try await connection.add(media)
             try await connection.add(multizone)
+            for plugin in state.withLock({ $0.plugins }) { try await connection.add(plugin) }
         } catch {
             throw CastError(error, doing: "Adding channels")
         }
