@@ -2,7 +2,7 @@ import CastDiscovery
 import CastHTTP
 import Foundation
 
-/// The default ``HTTPFetcher``: one bounded GET on SwiftNIO (the same client the emulated receiver
+/// The default `HTTPFetcher`: one bounded GET on SwiftNIO (the same client the emulated receiver
 /// fetches media with), `timeout` bounding connect, head and body together.
 struct BoundedHTTPFetcher: HTTPFetcher {
     /// How long one whole GET may take.

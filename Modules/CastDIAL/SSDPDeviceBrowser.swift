@@ -10,9 +10,9 @@ import Synchronization
 ///
 /// Only responses whose `LOCATION` points at the address that sent them are followed (a
 /// responder cannot make this host fetch from a third party). Devices found this way have no
-/// capabilities (``CastDevice/advertisesCapabilities`` is false) and are reached at the
+/// capabilities (`CastDevice.advertisesCapabilities` is false) and are reached at the
 /// description's host on port 8009, as Chrome does. Modern Chromecasts mostly stopped answering
-/// DIAL; use it alongside mDNS in a ``MergedDeviceBrowser``.
+/// DIAL; use it alongside mDNS in a `MergedDeviceBrowser`.
 public final class SSDPDeviceBrowser: DeviceBrowser {
     /// Where and how to search.
     public struct Configuration: Sendable {
@@ -128,13 +128,13 @@ public final class SSDPDeviceBrowser: DeviceBrowser {
         hub.finish(removingDevices: true)
     }
 
-    /// See ``DeviceBrowser/events()``.
+    /// See `DeviceBrowser.events()`.
     public func events() -> AsyncStream<DeviceBrowserEvent> { hub.events() }
-    /// See ``DeviceBrowser/devices``.
+    /// See `DeviceBrowser.devices`.
     public var devices: [CastDevice] { hub.devices }
-    /// See ``DeviceBrowser/diagnostics``.
+    /// See `DeviceBrowser.diagnostics`.
     public var diagnostics: [DiscoveryDiagnostic] { hub.diagnostics }
-    /// ``DiscoverySource/dial``.
+    /// `DiscoverySource.dial`.
     public var discoverySource: DiscoverySource { .dial }
 
     /// Fetches and reads one responder's description.

@@ -11,7 +11,7 @@ import Foundation
 /// `eureka_info` on port 8008 when the device serves it (`GET /setup/eureka_info?params=name,device_info`,
 /// with the IP as `Host` — devices refuse names); otherwise the id is derived from `host:port`
 /// (stable across probes) and the name is the host. The running app's status text becomes
-/// ``CastDevice/receiverStatusText``.
+/// `CastDevice.receiverStatusText`.
 public struct TLSStatusProber: CastDeviceProber {
     /// How long the TCP connect plus TLS handshake may take.
     public var connectTimeout: Duration
@@ -38,7 +38,7 @@ public struct TLSStatusProber: CastDeviceProber {
         self.fetcher = fetcher ?? BoundedHTTPFetcher(timeout: .seconds(3))
     }
 
-    /// See ``CastDeviceProber/probe(_:)``.
+    /// See `CastDeviceProber.probe(_:)`.
     public func probe(_ host: KnownHost) async throws(CastDiscoveryError) -> CastDevice {
         let transport: TLSCastTransport
         do {

@@ -4,8 +4,8 @@ extension Cast {
     /// Adds a custom channel plugin to the session: to the current session at once, and to every later
     /// session and every reconnected connection, until ``remove(_:)``.
     ///
-    /// The plugin is the same kind a ``CastConnection`` takes (one type conforming to
-    /// ``CastChannelPlugin``; the plugin kit's ``CastChannelLink`` and ``CastBroadcaster`` do its
+    /// The plugin is the same kind a `CastConnection` takes (one type conforming to
+    /// `CastChannelPlugin`; the plugin kit's `CastChannelLink` and `CastBroadcaster` do its
     /// bookkeeping). An application-channel plugin connects when the session's receiver app lists its
     /// namespace; a platform-channel plugin as soon as the connection is up. Adding a plugin twice does
     /// nothing.
@@ -43,7 +43,7 @@ extension Cast {
     }
 
     /// Removes a plugin added with ``add(_:)``: it disconnects with
-    /// ``CastChannelDisconnectReason/removed`` and is not added to later sessions.
+    /// `CastChannelDisconnectReason.removed` and is not added to later sessions.
     public func remove(_ plugin: any CastChannelPlugin) {
         let link = state.withLock { state -> SessionLink? in
             state.plugins.removeAll { $0 === plugin }
