@@ -55,6 +55,11 @@ public final class CastMediaChannel: CastChannelPlugin {
     }
 
     private let state: Mutex<State>
+    /// Ids of ``statuses`` streams whose reader went away, pruned from `State.subscribers` under the state
+    /// lock. A stream's termination handler runs while Swift holds its task's status lock, and `publish`
+    /// yields (which takes that task lock) while holding the state lock: the handler must not take the
+    /// state lock, or the two deadlock (seen: a teardown cancelling a status loop while a disconnect published).
+    private let terminatedSubscribers = Mutex<Set<Int>>([])
     private let messageBroadcaster = CastBroadcaster<CastChannelMessage>()
     /// The deadline for each command; `nil` uses the connection's request timeout.
     public let timeout: Duration?
@@ -110,7 +115,7 @@ public final class CastMediaChannel: CastChannelPlugin {
             return state.nextSubscriber
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+            _ = self?.terminatedSubscribers.withLock { $0.insert(id) }
         }
         return stream
     }
@@ -145,7 +150,7 @@ public final class CastMediaChannel: CastChannelPlugin {
             state.recordedAhead = []
             state.deliveredReplies = []
             for id in state.subscribers.keys { state.subscribers[id]?.skipThrough = nil }
-            if hadSession { Self.publish(nil, in: &state) }
+            if hadSession { self.publish(nil, in: &state) }
         }
     }
 
@@ -172,7 +177,7 @@ public final class CastMediaChannel: CastChannelPlugin {
                     if state.deliveredReplies.count > Self.deliveredRepliesKept { state.deliveredReplies.removeFirst() }
                 }
             }
-            Self.publish(status, text: text, in: &state)
+            self.publish(status, text: text, in: &state)
         }
     }
 
@@ -208,8 +213,14 @@ public final class CastMediaChannel: CastChannelPlugin {
     }
 
     /// Yields to every subscriber, under the lock so that each stream's first element and the rest
-    /// keep the receiver's order (AsyncStream runs none of our code while yielding: no deadlock).
-    private static func publish(_ status: MediaStatus?, text: String? = nil, in state: inout State) {
+    /// keep the receiver's order. Yielding resumes the reader's task (taking its status lock); that
+    /// is why termination handlers never take the state lock (see `terminatedSubscribers`).
+    private func publish(_ status: MediaStatus?, text: String? = nil, in state: inout State) {
+        let gone = terminatedSubscribers.withLock { ids in
+            defer { ids.removeAll() }
+            return ids
+        }
+        for id in gone { state.subscribers.removeValue(forKey: id) }
         for (id, subscriber) in state.subscribers {
             if let skip = subscriber.skipThrough {
                 if skip == text { state.subscribers[id]?.skipThrough = nil }
