@@ -70,8 +70,10 @@ final class SessionLink: Sendable {
             state.plugins.append(plugin)
             return state.connection
         }
+        // A connection that is gone (reconnecting) gets nothing: the next one adds every plugin.
+        guard let connection, connection.isRunning else { return }
         do {
-            try await connection?.add(plugin)
+            try await connection.add(plugin)
         } catch {
             state.withLock { $0.plugins.removeAll { $0 === plugin } }
             throw error
@@ -197,10 +199,11 @@ final class SessionLink: Sendable {
     /// Adds the channels to `connection`, waits for the media channel, fetches the status, and
     /// starts following the connection.
     private func attach(_ app: ReceiverStatus.Application, on connection: CastConnection) async throws(CastError) {
+        let userPlugins = state.withLock { $0.plugins }
         do {
             try await connection.add(media)
             try await connection.add(multizone)
-            for plugin in state.withLock({ $0.plugins }) { try await connection.add(plugin) }
+            for plugin in userPlugins { try await connection.add(plugin) }
         } catch {
             throw CastError(error, doing: "Adding channels")
         }
@@ -214,13 +217,15 @@ final class SessionLink: Sendable {
             }
             await Task.yield()
         }
-        let closing = state.withLock { state -> Bool in
-            guard !state.closing, !state.ended else { return true }
+        // Plugins added while this connection was being made: from here on `add(_:)` sees this connection.
+        let (closing, latePlugins) = state.withLock { state -> (Bool, [any CastChannelPlugin]) in
+            guard !state.closing, !state.ended else { return (true, []) }
             state.connection = connection
             state.app = app
             state.receiverStatus = connection.receiverStatus
-            return false
+            return (false, state.plugins.filter { plugin in !userPlugins.contains { $0 === plugin } })
         }
+        for plugin in latePlugins { try? await connection.add(plugin) }
         // The session was ended while this connection was being made (a reconnect racing endSession).
         if closing {
             await connection.close()
