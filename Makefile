@@ -4,7 +4,7 @@ FUZZ_SECONDS ?= 10
 FUZZ_HOURS ?= 12
 export CASTOR_PYTHON := $(CURDIR)/.venv/bin/python
 
-.PHONY: demo test build bootstrap-build bootstrap-test fuzz fuzz-short fuzz-long bench docs new-user-package format clean
+.PHONY: demo test build bootstrap-build bootstrap-test fuzz fuzz-short fuzz-long bench docs new-user-package discovery-only-package format clean
 
 bootstrap-build:
 	@scripts/bootstrap.sh build
@@ -23,11 +23,13 @@ demo: bootstrap-build
 ## (one at a time: on two cores, tests that block a cooperative thread for seconds starved the
 ## real-clock heartbeats of others; 741 tests pass in 2.5 min serially; bounded at 20 min, a hang
 ## prints the test process's backtraces: scripts/run-tests.sh),
-## lab tests in network namespaces (root only), a new package built on the façade,
+## lab tests in network namespaces (root only), a new package built on the façade, a package
+## that only discovers (its build closure checked),
 ## the documentation (no DocC warning allowed), and a short fuzz run.
 test: bootstrap-test
 	$(SWIFT) build --build-tests
 	$(MAKE) new-user-package
+	$(MAKE) discovery-only-package
 	SWIFT=$(SWIFT) scripts/run-tests.sh
 	scripts/conformance-as-user.sh
 	$(MAKE) docs
@@ -57,5 +59,10 @@ docs: bootstrap-build
 new-user-package: bootstrap-build
 	$(SWIFT) build --package-path Tests/NewUserPackage -Xswiftc -warnings-as-errors
 
+## Tests/DiscoveryOnlyPackage: a program depending on the CastDiscovery product alone (its build
+## closure is checked by InteropTests: no GnuTLS, swift-protobuf, libxml2 or SwiftNIO).
+discovery-only-package: bootstrap-build
+	$(SWIFT) build --package-path Tests/DiscoveryOnlyPackage -Xswiftc -warnings-as-errors
+
 clean:
-	rm -rf .build Tests/NewUserPackage/.build fuzz/bin
+	rm -rf .build Tests/NewUserPackage/.build Tests/DiscoveryOnlyPackage/.build fuzz/bin

@@ -28,6 +28,9 @@ let package = Package(
         .library(name: "CastIntents", targets: ["CastIntents"]),
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
+        .library(name: "CastKnownHosts", targets: ["CastKnownHosts"]),
+        .library(name: "CastDIAL", targets: ["CastDIAL"]),
+        .library(name: "CastPodcast", targets: ["CastPodcast"]),
         .library(name: "CastTestSupport", targets: ["CastTestSupport"]),
         .library(name: "Castor", targets: ["Castor"]),
         .library(name: "CastMultizone", targets: ["CastMultizone"]),
@@ -76,22 +79,38 @@ let package = Package(
             path: "Modules/CastChannels", swiftSettings: strictSettings),
         .target(name: "CastXML", dependencies: ["CLibXML2"], path: "Modules/CastXML", swiftSettings: strictSettings),
         .target(
-            name: "CastMetadata", dependencies: ["CastJSON", "CastXML", "CCurl"],
+            name: "CastMetadata", dependencies: ["CastJSON", "CCurl"],
             path: "Modules/CastMetadata", swiftSettings: strictSettings),
+        // Podcast RSS feeds (libxml2 through CastXML): apart from CastMetadata so media control needs no XML.
+        .target(
+            name: "CastPodcast", dependencies: ["CastMetadata", "CastXML"],
+            path: "Modules/CastPodcast", swiftSettings: strictSettings),
+        // One bounded HTTP/1.1 GET on SwiftNIO (no TLS), shared by the receiver's fetcher, DIAL and known hosts.
+        .target(
+            name: "CastHTTP",
+            dependencies: [.product(name: "NIOHTTP1", package: "swift-nio")] + nio,
+            path: "Modules/CastHTTP", swiftSettings: strictSettings),
         .target(
             name: "CastMedia", dependencies: ["CastChannels", "CastMetadata", "CastJSON"],
             path: "Modules/CastMedia", swiftSettings: strictSettings),
         .target(
             name: "CastQueue", dependencies: ["CastMedia", "CastChannels", "CastMetadata", "CastJSON"],
             path: "Modules/CastQueue", swiftSettings: strictSettings),
+        // mDNS/DNS-SD discovery and publishing: Avahi only (no TLS, protobuf, XML or NIO).
         .target(
-            name: "CastDiscovery",
-            dependencies: ["CAvahiClient", "CastXML", "CastChannels", "CastTransport", "CastJSON",
-                           .product(name: "Logging", package: "swift-log")] + nio,
+            name: "CastDiscovery", dependencies: ["CAvahiClient"],
             path: "Modules/CastDiscovery", swiftSettings: strictSettings),
+        // Configured hosts probed over TLS + GET_STATUS (the sender stack) and eureka_info (HTTP).
+        .target(
+            name: "CastKnownHosts", dependencies: ["CastDiscovery", "CastChannels", "CastTransport", "CastJSON", "CastHTTP"],
+            path: "Modules/CastKnownHosts", swiftSettings: strictSettings),
+        // SSDP M-SEARCH and DIAL device descriptions (XML through CastXML, HTTP through CastHTTP).
+        .target(
+            name: "CastDIAL", dependencies: ["CastDiscovery", "CastXML", "CastHTTP"] + nio,
+            path: "Modules/CastDIAL", swiftSettings: strictSettings),
         .target(
             name: "CastReceiver",
-            dependencies: ["CastTransport", "CastChannels", "CastJSON",
+            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastHTTP",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOHTTP1", package: "swift-nio")] + nio,
@@ -138,7 +157,8 @@ let package = Package(
             name: "castctl",
             dependencies: [
                 "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
-                "CastReceiver", "ChatChannel", "CastMediaServer", "CastDiscovery", "Castor", "CastMPRIS",
+                "CastReceiver", "ChatChannel", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
+                "CastMPRIS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -153,7 +173,8 @@ let package = Package(
         // The Audio Cast sample: AudioCastKit holds the library and commands (shared by the program and its tests).
         .target(
             name: "AudioCastKit",
-            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastMetadata", "CastReceiver", "CastDiscovery", "CastJSON",
+            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastMetadata", "CastPodcast", "CastReceiver", "CastDiscovery",
+                           "CastJSON",
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/AudioCast/AudioCastKit", swiftSettings: strictSettings),
         .executableTarget(
@@ -173,7 +194,7 @@ let package = Package(
             // Runs the built castctl and cast-receiver programs (found next to the test bundle; `swift build --build-tests`
             // builds them). Not declared as dependencies: a test target that depends on an executable makes SwiftPM
             // build it as a host tool, which drags swift-protobuf's C++ protoc into the build.
-            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTransport"],
+            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTransport", "CastChannels", "ChatChannel"],
             path: "Tests/InteropTests",
             exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py", "mpris_other_sender.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),
@@ -186,7 +207,7 @@ let package = Package(
             name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON", "CastTestSupport"] + nio,
             path: "Tests/CastChannelsTests"),
         .testTarget(name: "CastXMLTests", dependencies: ["CastTestSupport", "CastXML"], path: "Tests/CastXMLTests"),
-        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastJSON", "CastXML", "CastTestSupport"], path: "Tests/CastMetadataTests"),
+        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastPodcast", "CastJSON", "CastXML", "CastTestSupport"], path: "Tests/CastMetadataTests"),
         // A scripted media receiver and harness shared by the media and queue tests.
         .target(
             name: "CastMediaTestSupport",
@@ -195,16 +216,17 @@ let package = Package(
         .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastMediaTests"),
         .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastQueueTests"),
         .testTarget(
-            name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastTransport", "CastJSON", "CastTestSupport"],
+            name: "CastDiscoveryTests",
+            dependencies: ["CastDiscovery", "CastKnownHosts", "CastDIAL", "CastTransport", "CastJSON", "CastTestSupport"],
             path: "Tests/CastDiscoveryTests"),
         // Runs CastDiscovery inside lab network namespaces for CastDiscoveryTests' lab tests.
         .executableTarget(
-            name: "CastDiscoveryLabTool", dependencies: ["CastDiscovery"], path: "Tests/CastDiscoveryLabTool",
+            name: "CastDiscoveryLabTool", dependencies: ["CastDiscovery", "CastDIAL"], path: "Tests/CastDiscoveryLabTool",
             swiftSettings: strictSettings),
         .testTarget(
             name: "CastReceiverTests",
             dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
-                           "CastMedia", "CastQueue",
+                           "CastMedia", "CastQueue", "CastHTTP",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf")] + nio,
             path: "Tests/CastReceiverTests"),
         .testTarget(
@@ -228,7 +250,7 @@ let package = Package(
         .testTarget(
             // Also runs the built `audiocast` program (found next to the test bundle, like InteropTests).
             name: "AudioCastKitTests",
-            dependencies: ["AudioCastKit", "CastorIntents", "Castor", "CastIntents", "CastJSON", "CastTestSupport"],
+            dependencies: ["AudioCastKit", "CastorIntents", "Castor", "CastIntents", "CastPodcast", "CastJSON", "CastTestSupport"],
             path: "Tests/AudioCastKitTests"),
         .testTarget(
             name: "CastMultizoneTests",

@@ -14,8 +14,10 @@ public final class ChatChannel: CastChannelPlugin {
 
     /// The channel's namespace.
     public let namespace: CastNamespace
-    private let context = Mutex<CastChannelContext?>(nil)
-    private let lineContinuations = Mutex<[AsyncStream<String>.Continuation]>([])
+    /// The connection state and the typed "not connected" error (the plugin kit's ``CastChannelLink``).
+    private let link = CastChannelLink(notConnectedMessage: "The chat app is not running")
+    /// The fan-out of broadcast lines: bounded per reader, and a reader that stopped is dropped at once.
+    private let broadcastLines = CastBroadcaster<String>(bufferLimit: 256)
 
     /// Creates the channel.
     public init() {
@@ -23,20 +25,17 @@ public final class ChatChannel: CastChannelPlugin {
         namespace = try! CastNamespace(Self.namespace)
     }
 
-    /// Lines broadcast by the app (from any sender), from now on.
-    public var lines: AsyncStream<String> {
-        let (stream, continuation) = AsyncStream<String>.makeStream()
-        lineContinuations.withLock { $0.append(continuation) }
-        return stream
-    }
+    /// Lines broadcast by the app (from any sender), from now on. A reader that falls more than 256
+    /// lines behind loses the oldest; a stream whose reader stopped is forgotten.
+    public var lines: AsyncStream<String> { broadcastLines.subscribe() }
+
+    /// How many ``lines`` streams are being read now.
+    public var lineReaderCount: Int { broadcastLines.subscriberCount }
 
     /// Sends a line and returns the app's answer.
     /// - Throws: ``CastChannelError`` `.notConnected` when the chat app is not running, or the request's error.
     public func say(_ text: String) async throws(CastChannelError) -> ChatReply {
-        guard let context = context.withLock({ $0 }) else {
-            throw CastChannelError(code: .notConnected, message: "The chat app is not running")
-        }
-        let reply = try await context.request(["type": "SAY", "text": .string(text)])
+        let reply = try await link.request(["type": "SAY", "text": .string(text)])
         guard reply.type == "SAID", let json = reply.json, let echoed = json["text"]?.stringValue,
             let count = json["count"]?.intValue
         else {
@@ -47,18 +46,18 @@ public final class ChatChannel: CastChannelPlugin {
 
     /// Keeps the context for ``say(_:)``.
     public func channelDidConnect(_ context: CastChannelContext) async {
-        self.context.withLock { $0 = context }
+        link.connect(context)
     }
 
     /// Forgets the context.
     public func channelDidDisconnect(_ context: CastChannelContext, reason: CastChannelDisconnectReason) async {
-        self.context.withLock { $0 = nil }
+        link.disconnect(reason: reason)
     }
 
     /// Publishes broadcast lines.
     public func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async {
         guard message.type == "LINE", let text = message.json?["text"]?.stringValue else { return }
-        for continuation in lineContinuations.withLock({ $0 }) { continuation.yield(text) }
+        broadcastLines.yield(text)
     }
 }
 

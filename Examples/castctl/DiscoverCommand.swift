@@ -1,5 +1,7 @@
 import ArgumentParser
+import CastDIAL
 import CastDiscovery
+import CastKnownHosts
 import CastJSON
 import Foundation
 
@@ -17,6 +19,14 @@ struct Discover: AsyncParsableCommand {
     @Option(help: "Only browse on this network interface.") var interface: String?
     @Option(help: "Only devices that can run this receiver app id (the _<APPID>._sub._googlecast._tcp subtype).") var appId: String?
     @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        // A mistyped --known-host is an error, not a host silently left out of the search.
+        for text in knownHosts {
+            do { _ = try KnownHost(parsing: text) } catch { throw ValidationError("--known-host \(error.message)") }
+        }
+    }
 
     func run() async throws {
         try await Output.run {

@@ -97,6 +97,8 @@ struct Queue: AsyncParsableCommand {
         @OptionGroup var device: DeviceOptions
         @Argument(help: "Media URLs, in order.") var urls: [String]
         @OptionGroup var type: MediaTypeOptions
+        @Option(name: .customLong("title"), help: "The title of each URL, in order (repeatable; the rest are named after their URL).")
+        var titles: [String] = []
         @Option(help: "REPEAT_OFF, REPEAT_ALL, REPEAT_SINGLE or REPEAT_ALL_AND_SHUFFLE.") var repeatMode = "REPEAT_OFF"
         @Option(help: "The index (from 0) of the item to start with.") var startIndex = 0
         @Option(help: "Where to start that item, in seconds.") var start: Double?
@@ -105,17 +107,22 @@ struct Queue: AsyncParsableCommand {
         func validate() throws {
             guard !urls.isEmpty else { throw ValidationError("Give at least one URL") }
             guard urls.indices.contains(startIndex) else { throw ValidationError("--start-index must be between 0 and \(urls.count - 1)") }
+            guard titles.count <= urls.count else { throw ValidationError("\(titles.count) --title for \(urls.count) URLs") }
+            guard RepeatMode.allCases.contains(RepeatMode(rawValue: repeatMode.uppercased())) else {
+                throw ValidationError("--repeat-mode must be one of \(RepeatMode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
         }
 
         func run() async throws {
             try await Output.run {
                 let items = urls.indices.map { index in
-                    var builder = QueueItemBuilder(media: type.media(url: urls[index]))
+                    var builder = QueueItemBuilder(media: type.media(url: urls[index], title: titles.indices.contains(index) ? titles[index] : nil))
                     if index == startIndex { builder.autoplay = !paused }
                     return builder.build()
                 }
                 let status = try await device.withMedia(launchIfNeeded: true) { _, media in
-                    try await media.queueLoad(items, startIndex: startIndex, repeatMode: RepeatMode(rawValue: repeatMode), startTime: start)
+                    try await media.queueLoad(items, startIndex: startIndex, repeatMode: RepeatMode(rawValue: repeatMode.uppercased()),
+                                              startTime: start)
                 }
                 Output.print(status, json: device.json)
             }
@@ -144,9 +151,19 @@ struct Queue: AsyncParsableCommand {
         @Argument(help: "Media URLs.") var urls: [String]
         @Option(help: "The item id to insert before; the end when omitted.") var before: Int?
         @OptionGroup var type: MediaTypeOptions
+        @Option(name: .customLong("title"), help: "The title of each URL, in order (repeatable; the rest are named after their URL).")
+        var titles: [String] = []
+
+        func validate() throws {
+            guard !urls.isEmpty else { throw ValidationError("Give at least one URL") }
+            guard titles.count <= urls.count else { throw ValidationError("\(titles.count) --title for \(urls.count) URLs") }
+        }
+
         func run() async throws {
             try await Output.run {
-                let items = urls.map { QueueItemBuilder(media: type.media(url: $0)).build() }
+                let items = urls.indices.map { index in
+                    QueueItemBuilder(media: type.media(url: urls[index], title: titles.indices.contains(index) ? titles[index] : nil)).build()
+                }
                 let status = try await device.withMedia { _, media in try await media.queueInsert(items, before: before) }
                 Output.print(status, json: device.json)
             }

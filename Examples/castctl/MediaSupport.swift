@@ -66,6 +66,15 @@ struct MediaTypeOptions: ParsableArguments {
     @Option(help: "The MIME type; guessed from each URL when omitted.") var contentType: String?
     @Option(help: "BUFFERED, LIVE or NONE.") var streamType = "BUFFERED"
 
+    func validate() throws {
+        guard ["BUFFERED", "LIVE", "NONE"].contains(streamType.uppercased()) else {
+            throw ValidationError("--stream-type must be BUFFERED, LIVE or NONE, not \(streamType)")
+        }
+        if let contentType, !contentType.contains("/") {
+            throw ValidationError("--content-type must be a MIME type such as video/mp4, not \(contentType)")
+        }
+    }
+
     /// The media information for `url`, titled `title` (the URL's last path component when `nil`).
     func media(url: String, title: String? = nil, tracks: [MediaTrack]? = nil) -> MediaInformation {
         let metadata = CastMetadata(title: title ?? url.split(separator: "/").last.map(String.init), images: [])

@@ -39,7 +39,7 @@ struct Mpris: AsyncParsableCommand {
                                                   + ["--log-level", try logging.level().rawValue])
             // Connects through --host, or --device resolved over mDNS again on every attempt (a
             // device that came back on a new address is found by its name).
-            let (cast, _) = try options.façade(reconnect: reconnect)
+            let (cast, _) = try await options.façade(reconnect: reconnect)
             let mpris = CastMPRISPlayer(cast: cast, configuration: CastMPRISConfiguration(
                 bus: busAddress.map(CastMPRISConfiguration.Bus.address) ?? .session, instanceName: instance,
                 identity: name, allowsControl: !readOnly))

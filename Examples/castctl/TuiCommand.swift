@@ -31,6 +31,10 @@ struct Tui: AsyncParsableCommand {
     @Option(help: "Draw this many frames, then quit (for scripts; 0 = until q).") var frames = 0
     @Option(help: "Milliseconds between frames.") var intervalMs = 250
     @Flag(help: "Also publish the session as an MPRIS 2 player on the D-Bus session bus (desktop media controls, playerctl).") var mpris = false
+    @Option(help: "Seconds a connect or request may take (TLS, device authentication, each command).") var timeout: Double = 10
+    @Flag(help: "Refuse a device that device authentication does not prove genuine.") var requireGenuine = false
+    @Option(help: "A PEM file of extra trusted Cast roots (for test devices: the file cast-receiver --export-trust-root writes).")
+    var trustRoot: String?
     @OptionGroup var reconnect: ReconnectOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -38,6 +42,22 @@ struct Tui: AsyncParsableCommand {
         guard [host != nil, device != nil, emulated].filter({ $0 }).count == 1 else {
             throw ValidationError("Give exactly one of --host, --device and --emulated")
         }
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        if emulated, requireGenuine || trustRoot != nil {
+            throw ValidationError("--require-genuine and --trust-root are for a device (--host or --device), not --emulated")
+        }
+    }
+
+    /// The device options as `castctl status` would take them: where, how long, how much trust, how much logging.
+    func deviceArguments() throws -> [String] {
+        var arguments: [String] = []
+        if let host { arguments += ["--host", host, "--port", String(port)] }
+        if let device { arguments += ["--device", device] }
+        arguments += ["--timeout", String(timeout)]
+        if requireGenuine { arguments.append("--require-genuine") }
+        if let trustRoot { arguments += ["--trust-root", trustRoot] }
+        arguments += ["--log-level", try logging.level().rawValue]
+        return arguments
     }
 
     func run() async throws {
@@ -55,10 +75,7 @@ struct Tui: AsyncParsableCommand {
                                     endpoints: [KnownHost(host: "127.0.0.1", port: boundPort).endpoint])
                 cast = Castor.Cast(configuration: CastConfiguration(reconnectPolicy: reconnect.policy), logger: Output.logger)
             } else {
-                let hostArguments: [String] = host.map { ["--host", $0, "--port", String(port)] } ?? []
-                let deviceArguments: [String] = device.map { ["--device", $0] } ?? []
-                let level: String = try logging.level().rawValue
-                let options = try DeviceOptions.parse(hostArguments + deviceArguments + ["--log-level", level])
+                let options = try DeviceOptions.parse(try deviceArguments())
                 (cast, target) = try await options.façade(reconnect: reconnect)
             }
             let connection = TuiConnectionState()

@@ -24,8 +24,7 @@ public enum CastDiscovery {
         let current = browser.diagnostics
         await browser.stop()
         let seen = await collector.value
-        let source = (browser as? SSDPDeviceBrowser).map { _ in DiscoverySource.dial }
-            ?? (browser as? KnownHostsBrowser).map { _ in DiscoverySource.knownHost } ?? .mdns
+        let source = browser.discoverySource
         return DiscoveryReport(devices: devices, diagnostics: current, seenDiagnostics: seen, timeout: timeout, source: source)
     }
 }

@@ -1,6 +1,3 @@
-@_spi(Fuzzing) import CastXML
-import Foundation
-
 /// Entry points for libFuzzer harnesses (`make fuzz` wires them into `LLVMFuzzerTestOneInput`).
 ///
 /// Each function must never crash, hang or allocate without bound for any input; rejection is
@@ -19,15 +16,5 @@ import Foundation
             _ = device.isGroup
             _ = try? device.advertisedTXTRecord()
         }
-    }
-
-    /// Feeds bytes to the SSDP response parser and the DIAL device-description parser; the XML reading is
-    /// compared with libxml2's own (``CastXMLFuzzing/compareWithLibXML2(_:)``).
-    public static func fuzzDeviceDescription(_ data: UnsafeRawBufferPointer) {
-        let bytes = Array(data.bindMemory(to: UInt8.self))
-        CastXMLFuzzing.compareWithLibXML2(Data(bytes))
-        _ = try? SSDPResponse(parsing: bytes)
-        _ = try? DIALDeviceDescription(parsing: bytes)
-        _ = try? POSIXHTTPFetcher.parse(bytes, limit: DIALDeviceDescription.maxSize)
     }
 }

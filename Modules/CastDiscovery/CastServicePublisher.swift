@@ -1,5 +1,4 @@
 internal import CAvahiClient
-import CastChannels
 import Foundation
 import Synchronization
 
@@ -36,7 +35,7 @@ public final class CastServicePublisher: Sendable {
     /// The configuration.
     public let configuration: Configuration
     private let core = Mutex<AvahiPublisherCore?>(nil)
-    private let registered = CastBroadcaster<String>()
+    private let registered = RegistrationFanOut()
 
     /// Creates a publisher; nothing is advertised until ``publish(name:port:txt:subtypes:)``.
     public init(configuration: Configuration = Configuration()) {

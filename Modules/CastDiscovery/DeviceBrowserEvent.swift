@@ -31,9 +31,11 @@ public enum DeviceBrowserEvent: Sendable, Hashable, CustomStringConvertible {
 
 /// Finds Cast devices and reports them as they come and go.
 ///
-/// Implementations: ``AvahiDeviceBrowser`` (mDNS), ``KnownHostsBrowser`` (configured addresses
-/// probed over TLS), ``SSDPDeviceBrowser`` (DIAL) and ``MergedDeviceBrowser`` (any of these
-/// together, deduplicated by id). Each browser keeps its devices keyed by ``CastDeviceID``.
+/// Implementations: ``AvahiDeviceBrowser`` (mDNS) and ``MergedDeviceBrowser`` (several browsers
+/// together, deduplicated by id) here; `KnownHostsBrowser` (configured addresses probed over TLS)
+/// in the CastKnownHosts product and `SSDPDeviceBrowser` (DIAL) in the CastDIAL product, so that a
+/// program finding devices over mDNS builds no TLS, protobuf or XML code. Each browser keeps its
+/// devices keyed by ``CastDeviceID``.
 public protocol DeviceBrowser: AnyObject, Sendable {
     /// Starts browsing. Problems (no daemon, no interface) are reported as
     /// ``DeviceBrowserEvent/diagnostic(_:)`` events and in ``diagnostics``, never thrown, so a
@@ -49,4 +51,12 @@ public protocol DeviceBrowser: AnyObject, Sendable {
     var devices: [CastDevice] { get }
     /// The problems in effect now (cleared when they go away, e.g. the daemon came back).
     var diagnostics: [DiscoveryDiagnostic] { get }
+    /// The mechanism this browser uses, named in ``CastDiscovery/discover(using:timeout:clock:)``'s
+    /// no-answer diagnostic. ``DiscoverySource/mdns`` unless the browser says otherwise.
+    var discoverySource: DiscoverySource { get }
+}
+
+extension DeviceBrowser {
+    /// ``DiscoverySource/mdns``.
+    public var discoverySource: DiscoverySource { .mdns }
 }

@@ -49,7 +49,7 @@ public struct KnownHost: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
-/// Asks one known host what it is. ``KnownHostsBrowser`` calls it periodically.
+/// Asks one known host what it is. `KnownHostsBrowser` calls it periodically.
 public protocol CastDeviceProber: Sendable {
     /// Connects to `host` and returns the device found there.
     ///

@@ -13,6 +13,7 @@
 //       one-shot discovery; prints {"devices": [...], "diagnostics": [...]}.
 //   CastDiscoveryLabTool ssdp --interface IF --timeout SECONDS
 //       one-shot SSDP/DIAL discovery on IF; prints the same report.
+import CastDIAL
 import CastDiscovery
 import Foundation
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import CastDIAL
 @testable import CastDiscovery
 
 let realDescription = """
@@ -78,21 +79,6 @@ let realDescription = """
         expectCode(.malformedResponse) { _ = try SSDPResponse(parsing: [0xff, 0xfe]) }
         let search = String(decoding: SSDPResponse.search(target: "urn:dial-multiscreen-org:service:dial:1"), as: UTF8.self)
         #expect(search.hasPrefix("M-SEARCH * HTTP/1.1\r\nHOST: 239.255.255.250:1900\r\nMAN: \"ssdp:discover\"\r\nMX: 1\r\n"))
-    }
-
-    @Test func parsesHTTPResponsesWithinLimits() throws {
-        let ok = Array("HTTP/1.1 200 OK\r\nApplication-URL: http://x:8008/apps/\r\nContent-Length: 5\r\n\r\nhello".utf8)
-        let response = try POSIXHTTPFetcher.parse(ok, limit: 100)
-        #expect(response.status == 200 && response.body == Array("hello".utf8))
-        #expect(response.headers["application-url"] == "http://x:8008/apps/")
-        let chunked = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n".utf8)
-        #expect(try POSIXHTTPFetcher.parse(chunked, limit: 100).body == Array("hello world".utf8))
-        expectCode(.http) { _ = try POSIXHTTPFetcher.parse(ok, limit: 4) }
-        expectCode(.http) { _ = try POSIXHTTPFetcher.parse(Array("HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nshort".utf8), limit: 100) }
-        expectCode(.http) { _ = try POSIXHTTPFetcher.parse(Array("garbage".utf8), limit: 100) }
-        expectCode(.http) {
-            _ = try POSIXHTTPFetcher.parse(Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFF\r\n".utf8), limit: 100)
-        }
     }
 }
 

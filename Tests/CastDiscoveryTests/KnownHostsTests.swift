@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import CastDiscovery
+@testable import CastKnownHosts
 
 /// A prober answering from a script the test changes.
 final class FakeProber: CastDeviceProber {

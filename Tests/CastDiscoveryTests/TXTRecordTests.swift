@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@_spi(Fuzzing) import CastDIAL
 @_spi(Fuzzing) @testable import CastDiscovery
 
 /// A real Google Home Mini TXT record (avahi-browse capture, cast-protocol.md §6.1).
@@ -164,7 +165,7 @@ func expectCode(_ code: CastDiscoveryError.Code, sourceLocation: SourceLocation 
                                  try! CastTXTRecord(homeMiniTXT).wireFormat]
         for input in inputs {
             input.withUnsafeBytes { CastDiscoveryFuzzing.fuzzTXT($0) }
-            input.withUnsafeBytes { CastDiscoveryFuzzing.fuzzDeviceDescription($0) }
+            input.withUnsafeBytes { CastDIALFuzzing.fuzzDeviceDescription($0) }
         }
     }
 }

@@ -2,7 +2,8 @@ import CastXML
 import Foundation
 import Testing
 
-@testable import CastMetadata
+import CastMetadata
+@testable import CastPodcast
 
 @Suite("Podcast feeds")
 struct PodcastFeedTests {

@@ -1,3 +1,4 @@
+import CastHTTP
 import CastJSON
 import Testing
 @testable import CastReceiver

@@ -79,6 +79,53 @@ struct CastctlEndToEndTests {
         #expect(exit == 0, "violations: \(receiver.child.output.filter { $0.contains("violation") })")
     }
 
+    @Test("castctl: queue titles, tui's --timeout/--require-genuine/--trust-root, and bad options refused before connecting")
+    func castctlOptionGaps() async throws {
+        // The receiver answers device authentication under a test root it writes for us.
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("castor-root-\(UUID().uuidString).pem")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let receiver = try await ReceiverProcess.start(["--strict", "--export-trust-root", root.path])
+        let castctl = TestPaths.program("castctl")
+        let device = ["--host", "127.0.0.1", "--port", String(receiver.port)]
+        func run(_ arguments: [String]) async throws -> (status: Int32, stdout: [String], stderr: String) {
+            let result = try await runProgram(castctl, arguments)
+            return (result.status, result.stdout, result.stderr)
+        }
+
+        // queue load / insert take a title per URL, like load's --title.
+        let queued = try await run(["queue", "load", "http://127.0.0.1:9/a.mp3", "http://127.0.0.1:9/b.mp3", "--title", "Alpha",
+                                    "--repeat-mode", "repeat_all", "--json"] + device)
+        #expect(queued.status == 0, "\(queued.stderr)")
+        #expect(try JSONValue(parsing: queued.stdout.last ?? "")["repeatMode"] == "REPEAT_ALL")
+        #expect(try await run(["queue", "insert", "http://127.0.0.1:9/c.mp3", "--title", "Gamma"] + device).status == 0)
+        let list = try await run(["queue", "list", "--json"] + device)
+        let items = try JSONValue(parsing: list.stdout.last ?? "").arrayValue ?? []
+        #expect(items.map { $0["media"]?["metadata"]?["title"]?.stringValue } == ["Alpha", "b.mp3", "Gamma"])
+
+        // tui takes the device options the other commands take: --timeout; --require-genuine refuses the device
+        // while its root is unknown and accepts it with --trust-root.
+        let tui = try await run(["tui", "--frames", "1", "--interval-ms", "10", "--timeout", "20"] + device)
+        #expect(tui.status == 0, "\(tui.stderr)")
+        let refused = try await run(["tui", "--frames", "1", "--interval-ms", "10", "--require-genuine"] + device)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("not a verified Cast device"), "\(refused.stderr)")
+        let trusted = try await run(["tui", "--frames", "1", "--interval-ms", "10", "--require-genuine", "--trust-root", root.path] + device)
+        #expect(trusted.status == 0, "\(trusted.stderr)")
+
+        // Bad options fail with a usage error (64) before anything is sent.
+        for arguments in [["tui", "--emulated", "--require-genuine"], ["tui", "--timeout", "0"] + device,
+                          ["queue", "load", "http://127.0.0.1:9/a.mp3", "--repeat-mode", "SOMETIMES"] + device,
+                          ["queue", "load", "http://127.0.0.1:9/a.mp3", "--title", "A", "--title", "B"] + device,
+                          ["load", "http://127.0.0.1:9/a.mp3", "--stream-type", "LIVELY"] + device,
+                          ["load", "http://127.0.0.1:9/a.mp3", "--content-type", "mp3"] + device,
+                          ["discover", "--known-host", "bad host:99999"]] {
+            let result = try await run(arguments)
+            #expect(result.status == 64, "castctl \(arguments): \(result.status) \(result.stderr)")
+        }
+        let exit = await receiver.child.terminate()
+        #expect(exit == 0, "violations: \(receiver.child.output.filter { $0.contains("violation") })")
+    }
+
     @Test func castctlCommandsAgainstCastReceiver() async throws {
         let receiver = try await ReceiverProcess.start(["--strict"])
         let castctl = TestPaths.program("castctl")

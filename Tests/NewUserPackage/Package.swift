@@ -31,7 +31,8 @@ let package = Package(
         // Castor's article "Your first Cast program".
         .executableTarget(
             name: "first-cast-program",
-            dependencies: ["Castor", "CastReceiver", "CastDiscovery", "CastChannels", "CastTransport", "CastMetadata", "CastJSON"]
+            dependencies: ["Castor", "CastReceiver", "CastDiscovery", "CastKnownHosts", "CastChannels", "CastTransport",
+                           "CastMetadata", "CastJSON"]
                 .map { .product(name: $0, package: castor) }),
     ]
 )

@@ -1,5 +1,6 @@
 import CastIntents
 import CastMetadata
+import CastPodcast
 import Foundation
 
 /// A subscribed podcast show and its episodes, as read from its feed.

@@ -1,4 +1,5 @@
 import CastMetadata
+import CastPodcast
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,7 +1,7 @@
 import Foundation
 
 /// RFC 822 / RFC 2822 dates as found in RSS `pubDate`, parsed without locale-dependent formatters.
-enum RFC822Date {
+package enum RFC822Date {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
     private static let zones: [String: Int] = [
         "ut": 0, "utc": 0, "gmt": 0, "z": 0,
@@ -9,7 +9,7 @@ enum RFC822Date {
     ]
 
     /// `[Day, ] DD Mon YYYY HH:MM[:SS] Zone` with a 2- or 4-digit year and a named or ±HHMM zone.
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         var tokens = text.replacingOccurrences(of: ",", with: " ").split(whereSeparator: \.isWhitespace).map(String.init)
         if let first = tokens.first, Int(first) == nil { tokens.removeFirst() }  // day name
         guard tokens.count >= 4, let day = Int(tokens[0]), (1...31).contains(day),

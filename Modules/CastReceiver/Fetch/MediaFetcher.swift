@@ -1,4 +1,5 @@
 import Foundation
+import CastHTTP
 import NIOHTTP1
 
 /// Runs a ``MediaFetchPlan``: fetches each target like a receiver's web page would, checks the
@@ -61,17 +62,17 @@ struct MediaFetcher: Sendable {
         let request = headers
         let settings = self.settings
         let bodyLimit = record.requestedRange?.count ?? settings.maximumTextTrackBytes
-        let response: HTTPFetchResponse
+        let response: BoundedHTTPResponse
         do {
             response = try await withDeadline(settings.timeout) {
-                try await HTTPFetchClient.get(
+                try await BoundedHTTPClient.get(
                     url, headers: request, bodyLimit: bodyLimit,
                     overflow: isMedia ? .truncate : .fail, maximumHeaderBytes: settings.maximumHeaderBytes,
                     connectTimeout: settings.timeout)
             }
-        } catch let failure as HTTPFetchFailure {
+        } catch let failure as BoundedHTTPFailure {
             let code: CastReceiverError.Code = switch failure.reason {
-            case .connect, .closedEarly: .connectionFailed
+            case .connect, .closedEarly, .timedOut: .connectionFailed
             case .malformed: .malformedResponse
             case .tooLarge: .responseTooLarge
             }
@@ -195,7 +196,7 @@ struct MediaFetchCheck: Sendable {
 
 extension CastReceiverFetch {
     /// Copies what a response said into the record (status, types, CORS, body).
-    mutating func fill(from response: HTTPFetchResponse, origin: String) {
+    mutating func fill(from response: BoundedHTTPResponse, origin: String) {
         statusCode = response.status
         contentType = response.headers.first(name: "Content-Type")
         contentRange = response.headers.first(name: "Content-Range")

@@ -36,6 +36,8 @@ public final class Cast: Observable, Sendable {
         var managers: [String: CastDeviceManager] = [:]
         var tasks: [Task<Void, Never>] = []
         var linkTask: Task<Void, Never>?
+        /// Custom channel plugins added with ``Cast/add(_:)``.
+        var plugins: [any CastChannelPlugin] = []
     }
 
     let state: Mutex<State>

@@ -47,6 +47,8 @@ final class SessionLink: Sendable {
         var closing = false
         var ended = false
         var monitor: Task<Void, Never>?
+        /// The user's channel plugins (`Cast.add(_:)`), added to every connection of the session.
+        var plugins: [any CastChannelPlugin] = []
     }
     private let state: Mutex<State>
 
@@ -55,8 +57,10 @@ final class SessionLink: Sendable {
     ///   another port) is reached there; when it returns `nil` the last known record is used.
     init(device: CastDevice, configuration: CastConfiguration, clock: any Clock<Duration>,
          connector: any CastDeviceConnector, locate: @escaping @Sendable (CastDeviceID) -> CastDevice? = { _ in nil },
-         logger: Logger) {
-        state = Mutex(State(device: device))
+         logger: Logger, plugins: [any CastChannelPlugin] = []) {
+        var initial = State(device: device)
+        initial.plugins = plugins
+        state = Mutex(initial)
         self.locate = locate
         self.configuration = configuration
         self.clock = clock
@@ -68,6 +72,32 @@ final class SessionLink: Sendable {
     }
 
     var events: AsyncStream<Event> { broadcaster.subscribe() }
+
+    /// Adds a user's plugin to the current connection and to every later one (reconnects).
+    func add(_ plugin: any CastChannelPlugin) async throws(CastChannelError) {
+        let connection = state.withLock { state -> CastConnection? in
+            guard !state.plugins.contains(where: { $0 === plugin }) else { return nil }
+            state.plugins.append(plugin)
+            return state.connection
+        }
+        // A connection that is gone (reconnecting) gets nothing: the next one adds every plugin.
+        guard let connection, connection.isRunning else { return }
+        do {
+            try await connection.add(plugin)
+        } catch {
+            state.withLock { $0.plugins.removeAll { $0 === plugin } }
+            throw error
+        }
+    }
+
+    /// Removes a user's plugin from the current connection and from later ones.
+    func remove(_ plugin: any CastChannelPlugin) {
+        let connection = state.withLock { state -> CastConnection? in
+            state.plugins.removeAll { $0 === plugin }
+            return state.connection
+        }
+        connection?.remove(plugin)
+    }
     var app: ReceiverStatus.Application? { state.withLock { $0.app } }
     var receiverStatus: ReceiverStatus? { state.withLock { $0.receiverStatus } }
     var connection: CastConnection? { state.withLock { $0.connection } }
@@ -180,9 +210,11 @@ final class SessionLink: Sendable {
     /// Adds the channels to `connection`, waits for the media channel, fetches the status, and
     /// starts following the connection.
     private func attach(_ app: ReceiverStatus.Application, on connection: CastConnection) async throws(CastError) {
+        let userPlugins = state.withLock { $0.plugins }
         do {
             try await connection.add(media)
             try await connection.add(multizone)
+            for plugin in userPlugins { try await connection.add(plugin) }
         } catch {
             throw CastError(error, doing: "Adding channels")
         }
@@ -196,13 +228,15 @@ final class SessionLink: Sendable {
             }
             await Task.yield()
         }
-        let closing = state.withLock { state -> Bool in
-            guard !state.closing, !state.ended else { return true }
+        // Plugins added while this connection was being made: from here on `add(_:)` sees this connection.
+        let (closing, latePlugins) = state.withLock { state -> (Bool, [any CastChannelPlugin]) in
+            guard !state.closing, !state.ended else { return (true, []) }
             state.connection = connection
             state.app = app
             state.receiverStatus = connection.receiverStatus
-            return false
+            return (false, state.plugins.filter { plugin in !userPlugins.contains { $0 === plugin } })
         }
+        for plugin in latePlugins { try? await connection.add(plugin) }
         // The session was ended while this connection was being made (a reconnect racing endSession).
         if closing {
             await connection.close()

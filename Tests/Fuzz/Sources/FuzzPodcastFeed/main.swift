@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import CastMetadata
+@_spi(Fuzzing) import CastPodcast
 
 /// Parses arbitrary bytes as XML through the safe libxml2 wrapper and through libxml2 alone (they must
 /// agree), then as a podcast feed: a feed or a typed error, never a crash, a network access or an entity expansion.

@@ -1,5 +1,6 @@
 import CastChannels
 import CastDiscovery
+import CastKnownHosts
 import CastMetadata
 import CastReceiver
 import CastTransport

@@ -1,23 +1,22 @@
 import Synchronization
 
-/// Fans values out to any number of `AsyncStream` subscribers.
-///
-/// Each subscriber gets every value yielded after it subscribed, buffered without bound (status
-/// updates are small and rare). ``finish()`` ends every stream, and later subscribers get a
-/// finished stream.
-package final class CastBroadcaster<Element: Sendable>: Sendable {
+/// Fans the publisher's registered names out to any number of `AsyncStream` subscribers, each
+/// buffering at most ``bufferLimit`` names (the newest are kept: a subscriber that stopped reading
+/// still learns the current name). ``finish()`` ends every stream; later subscribers get a finished one.
+final class RegistrationFanOut: Sendable {
+    /// Names buffered per subscriber.
+    static let bufferLimit = 16
+
     private struct State {
         var next = 0
-        var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
+        var continuations: [Int: AsyncStream<String>.Continuation] = [:]
         var finished = false
     }
     private let state = Mutex(State())
 
-    package init() {}
-
-    /// A new stream of the values yielded from now on.
-    package func subscribe() -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream<Element>.makeStream()
+    /// A new stream of the names registered from now on.
+    func subscribe() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(Self.bufferLimit))
         let id: Int? = state.withLock { state in
             guard !state.finished else { return nil }
             state.next += 1
@@ -34,14 +33,14 @@ package final class CastBroadcaster<Element: Sendable>: Sendable {
         return stream
     }
 
-    /// Sends `value` to every subscriber.
-    package func yield(_ value: Element) {
+    /// Sends `name` to every subscriber.
+    func yield(_ name: String) {
         let continuations = state.withLock { Array($0.continuations.values) }
-        for continuation in continuations { continuation.yield(value) }
+        for continuation in continuations { continuation.yield(name) }
     }
 
     /// Ends every stream.
-    package func finish() {
+    func finish() {
         let continuations = state.withLock { state in
             state.finished = true
             defer { state.continuations.removeAll() }
@@ -49,7 +48,4 @@ package final class CastBroadcaster<Element: Sendable>: Sendable {
         }
         for continuation in continuations { continuation.finish() }
     }
-
-    /// How many subscribers are listening.
-    package var subscriberCount: Int { state.withLock { $0.continuations.count } }
 }

@@ -2,7 +2,7 @@
 import Foundation
 
 /// libFuzzer entry point for feeds: the bytes are parsed as XML by Castor and by libxml2 alone, which must
-/// agree (``CastXMLFuzzing/compareWithLibXML2(_:)``), then as a podcast feed. A document whose root is `<rss>`
+/// agree (`CastXMLFuzzing.compareWithLibXML2(_:)`), then as a podcast feed. A document whose root is `<rss>`
 /// with a `<channel>` must give a feed, with at most one episode per `<item>`; anything else a typed error.
 @_spi(Fuzzing) public func fuzzPodcastFeed(_ bytes: UnsafeRawBufferPointer) {
     let data = Data(bytes)

@@ -1,4 +1,7 @@
+import CastDiscovery
 import Foundation
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Finds DIAL devices with SSDP: M-SEARCH for `urn:dial-multiscreen-org:service:dial:1` on one
@@ -7,9 +10,9 @@ import Synchronization
 ///
 /// Only responses whose `LOCATION` points at the address that sent them are followed (a
 /// responder cannot make this host fetch from a third party). Devices found this way have no
-/// capabilities (``CastDevice/advertisesCapabilities`` is false) and are reached at the
+/// capabilities (`CastDevice.advertisesCapabilities` is false) and are reached at the
 /// description's host on port 8009, as Chrome does. Modern Chromecasts mostly stopped answering
-/// DIAL; use it alongside mDNS in a ``MergedDeviceBrowser``.
+/// DIAL; use it alongside mDNS in a `MergedDeviceBrowser`.
 public final class SSDPDeviceBrowser: DeviceBrowser {
     /// Where and how to search.
     public struct Configuration: Sendable {
@@ -39,21 +42,21 @@ public final class SSDPDeviceBrowser: DeviceBrowser {
             self.interval = interval
             self.fetchTimeout = fetchTimeout
             self.clock = clock
-            self.fetcher = fetcher ?? POSIXHTTPFetcher(timeout: fetchTimeout)
+            self.fetcher = fetcher ?? BoundedHTTPFetcher(timeout: fetchTimeout)
         }
     }
 
     /// The configuration.
     public let configuration: Configuration
     private let hub = DeviceEventHub()
-    private let running = Mutex<(socket: POSIXSocket, tasks: [Task<Void, Never>], stopFlag: StopFlag)?>(nil)
+    private let running = Mutex<(channel: any Channel, tasks: [Task<Void, Never>])?>(nil)
 
     /// Creates a browser; call ``start()`` to search.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
-    /// Opens the socket and starts searching.
+    /// Opens the UDP socket (on SwiftNIO's shared event loops) and starts searching.
     public func start() async {
         guard running.withLock({ $0 == nil }) else { return }
         hub.reopen()
@@ -61,67 +64,78 @@ public final class SSDPDeviceBrowser: DeviceBrowser {
             hub.report(diagnostic)
             if diagnostic.code == .interfaceUnavailable { return }
         }
-        let socket: POSIXSocket
+        let (datagrams, continuation) = AsyncStream.makeStream(
+            of: SSDPDatagram.self, bufferingPolicy: .bufferingNewest(Self.pendingDatagrams))
+        let channel: any Channel
         do {
-            socket = try Self.openSocket(interface: configuration.interface)
+            channel = try await Self.openChannel(interface: configuration.interface, delivering: continuation)
         } catch {
+            continuation.finish()
             hub.report(DiscoveryDiagnostic(code: .ssdpFailure, message: "Cannot open the SSDP socket: \(error.message).",
                                            fix: "check that UDP is allowed (iptables -L OUTPUT)", source: .dial))
             return
         }
-        let stopFlag = StopFlag()
         let configuration = self.configuration
         let hub = self.hub
-        let datagrams = Self.receive(on: socket, until: stopFlag)
         let seen = Mutex<Set<String>>([])
         let listener = Task {
             await withTaskGroup(of: Void.self) { group in
-                for await (bytes, sender) in datagrams {
-                    guard let response = try? SSDPResponse(parsing: bytes),
+                for await datagram in datagrams {
+                    guard let response = try? SSDPResponse(parsing: datagram.bytes),
                         response.searchTarget == nil || response.searchTarget == configuration.searchTarget
                     else { continue }
-                    guard seen.withLock({ $0.insert(response.location).inserted }) else { continue }
-                    group.addTask { await Self.follow(response, from: sender, configuration: configuration, hub: hub) }
+                    guard seen.withLock({ $0.count < Self.maximumResponders && $0.insert(response.location).inserted }) else {
+                        continue
+                    }
+                    group.addTask { await Self.follow(response, from: datagram.sender, configuration: configuration, hub: hub) }
                 }
             }
         }
         let searcher = Task {
             let datagram = SSDPResponse.search(target: configuration.searchTarget)
+            let target: SocketAddress
+            do { target = try SocketAddress(ipAddress: "239.255.255.250", port: 1900) } catch { return }
             for round in 0..<max(1, configuration.searches) {
-                if Task.isCancelled || stopFlag.isSet { return }
-                if round > 0 { try? await configuration.clock.sleep(for: configuration.interval, tolerance: nil) }
-                if Task.isCancelled || stopFlag.isSet { return }
-                if !Self.send(datagram, on: socket) {
+                if Task.isCancelled { return }
+                if round > 0 {
+                    do { try await configuration.clock.sleep(for: configuration.interval, tolerance: nil) } catch { return }
+                }
+                do {
+                    try await channel.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: ByteBuffer(bytes: datagram)))
+                } catch {
                     hub.report(DiscoveryDiagnostic(
-                        code: .ssdpFailure, message: "Sending the SSDP M-SEARCH failed: \(String(cString: strerror(errno))).",
+                        code: .ssdpFailure, message: "Sending the SSDP M-SEARCH failed: \(error).",
                         fix: "ip route   (a route to 239.255.255.250 or a default route is needed on the interface)",
                         source: .dial))
                 }
             }
         }
-        running.withLock { $0 = (socket, [listener, searcher], stopFlag) }
+        running.withLock { $0 = (channel, [listener, searcher]) }
     }
 
     /// Stops searching and finishes the event streams.
     public func stop() async {
-        let current = running.withLock { value -> (socket: POSIXSocket, tasks: [Task<Void, Never>], stopFlag: StopFlag)? in
+        let current = running.withLock { value -> (channel: any Channel, tasks: [Task<Void, Never>])? in
             defer { value = nil }
             return value
         }
         if let current {
-            current.stopFlag.set()
             for task in current.tasks { task.cancel() }
+            // Closing the channel finishes the datagram stream, which ends the listener.
+            try? await current.channel.close()
             for task in current.tasks { await task.value }
         }
         hub.finish(removingDevices: true)
     }
 
-    /// See ``DeviceBrowser/events()``.
+    /// See `DeviceBrowser.events()`.
     public func events() -> AsyncStream<DeviceBrowserEvent> { hub.events() }
-    /// See ``DeviceBrowser/devices``.
+    /// See `DeviceBrowser.devices`.
     public var devices: [CastDevice] { hub.devices }
-    /// See ``DeviceBrowser/diagnostics``.
+    /// See `DeviceBrowser.diagnostics`.
     public var diagnostics: [DiscoveryDiagnostic] { hub.diagnostics }
+    /// `DiscoverySource.dial`.
+    public var discoverySource: DiscoverySource { .dial }
 
     /// Fetches and reads one responder's description.
     static func follow(_ response: SSDPResponse, from sender: String, configuration: Configuration, hub: DeviceEventHub) async {
@@ -159,82 +173,87 @@ public final class SSDPDeviceBrowser: DeviceBrowser {
         }
     }
 
-    static func openSocket(interface: String?) throws(CastDiscoveryError) -> POSIXSocket {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXSocket.error("socket") }
-        let socket = POSIXSocket(fd: fd)
-        socket.setTimeout(.milliseconds(200))
-        var ttl: UInt8 = 4
-        setsockopt(fd, Int32(IPPROTO_IP), IP_MULTICAST_TTL, &ttl, 1)
+    /// Datagrams waiting for the listener; beyond this the oldest are dropped (a flood of answers
+    /// cannot grow memory).
+    static let pendingDatagrams = 64
+    /// Distinct `LOCATION`s followed in one run; further responders are ignored.
+    static let maximumResponders = 256
+
+    /// Binds a UDP socket (to the interface's first IPv4 address when one is named, multicast sent
+    /// through it) whose datagrams, each at most `SSDPResponse.maxSize` bytes, go to `continuation`.
+    static func openChannel(
+        interface: String?, delivering continuation: AsyncStream<SSDPDatagram>.Continuation
+    ) async throws(CastDiscoveryError) -> any Channel {
+        var bindAddress = "0.0.0.0"
         if let interface {
             guard let address = NetworkInterface.current().first(where: { $0.name == interface })?
                 .addresses.first(where: { !$0.contains(":") })
             else {
                 throw CastDiscoveryError(code: .socket, message: "interface \(interface) has no IPv4 address")
             }
-            var source = in_addr()
-            inet_pton(AF_INET, address, &source)
-            guard setsockopt(fd, Int32(IPPROTO_IP), IP_MULTICAST_IF, &source, socklen_t(MemoryLayout<in_addr>.size)) == 0 else {
-                throw POSIXSocket.error("IP_MULTICAST_IF \(interface)")
-            }
-            var bindAddress = sockaddr_in()
-            bindAddress.sin_family = sa_family_t(AF_INET)
-            bindAddress.sin_addr = source
-            let bound = withUnsafePointer(to: &bindAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard bound == 0 else { throw POSIXSocket.error("bind \(address)") }
+            bindAddress = address
         }
-        return socket
-    }
-
-    static func send(_ datagram: [UInt8], on socket: POSIXSocket) -> Bool {
-        var target = sockaddr_in()
-        target.sin_family = sa_family_t(AF_INET)
-        target.sin_port = in_port_t(1900).bigEndian
-        inet_pton(AF_INET, "239.255.255.250", &target.sin_addr)
-        let sent = datagram.withUnsafeBytes { bytes in
-            withUnsafePointer(to: &target) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(socket.fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        let bootstrap = DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: SSDPResponse.maxSize + 1))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(SSDPDatagramHandler(continuation: continuation))
                 }
             }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(host: bindAddress, port: 0).get()
+        } catch {
+            throw CastDiscoveryError(code: .socket, message: "bind \(bindAddress): \(error)", cause: error)
         }
-        return sent == datagram.count
-    }
-
-    /// Datagrams and their sender address, read on a dedicated thread until `stop` is set.
-    static func receive(on socket: POSIXSocket, until stop: StopFlag) -> AsyncStream<([UInt8], String)> {
-        AsyncStream { continuation in
-            let thread = Thread {
-                var buffer = [UInt8](repeating: 0, count: SSDPResponse.maxSize + 1)
-                while !stop.isSet {
-                    var sender = sockaddr_in()
-                    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-                    let count = buffer.withUnsafeMutableBytes { bytes in
-                        withUnsafeMutablePointer(to: &sender) {
-                            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                                recvfrom(socket.fd, bytes.baseAddress, bytes.count, 0, $0, &length)
-                            }
-                        }
-                    }
-                    guard count > 0 else { continue }  // timeout (EAGAIN): check the stop flag
-                    guard count <= SSDPResponse.maxSize else { continue }
-                    var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-                    inet_ntop(AF_INET, &sender.sin_addr, &text, socklen_t(text.count))
-                    let address = text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-                    continuation.yield((Array(buffer[..<count]), address))
-                }
-                continuation.finish()
+        do {
+            guard let options = channel as? any SocketOptionProvider else {
+                throw CastDiscoveryError(code: .socket, message: "the UDP channel takes no socket options")
             }
-            thread.start()
+            try await options.setIPMulticastTTL(4).get()
+            if interface != nil {
+                var source = in_addr()
+                inet_pton(AF_INET, bindAddress, &source)
+                try await options.setIPMulticastIF(source).get()
+            }
+        } catch {
+            try? await channel.close()
+            if let error = error as? CastDiscoveryError { throw error }
+            throw CastDiscoveryError(code: .socket, message: "IP_MULTICAST options: \(error)", cause: error)
         }
+        return channel
     }
 }
 
-/// A flag set once, read from any thread.
-final class StopFlag: Sendable {
-    private let value = Mutex(false)
-    var isSet: Bool { value.withLock { $0 } }
-    func set() { value.withLock { $0 = true } }
+/// One UDP datagram and the address that sent it.
+struct SSDPDatagram: Sendable {
+    var bytes: [UInt8]
+    var sender: String
+}
+
+/// Hands every datagram that fits `SSDPResponse.maxSize` to the browser's bounded stream, and finishes
+/// the stream when the channel closes.
+private final class SSDPDatagramHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+
+    private let continuation: AsyncStream<SSDPDatagram>.Continuation
+
+    init(continuation: AsyncStream<SSDPDatagram>.Continuation) { self.continuation = continuation }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var envelope = unwrapInboundIn(data)
+        guard envelope.data.readableBytes <= SSDPResponse.maxSize, let sender = envelope.remoteAddress.ipAddress,
+            let bytes = envelope.data.readBytes(length: envelope.data.readableBytes)
+        else { return }
+        continuation.yield(SSDPDatagram(bytes: bytes, sender: sender))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A failed read on a UDP socket (an ICMP error for an earlier send) does not end the search.
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        continuation.finish()
+        context.fireChannelInactive()
+    }
 }

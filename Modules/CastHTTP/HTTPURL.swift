@@ -1,16 +1,16 @@
 /// An `http://` URL split into what an HTTP/1.1 client needs.
-struct HTTPURL: Sendable, Hashable {
+package struct HTTPURL: Sendable, Hashable {
     /// The host to connect to (an IPv6 literal without brackets).
-    var host: String
-    var port: Int
+    package var host: String
+    package var port: Int
     /// The `Host` header: the authority as written.
-    var authority: String
+    package var authority: String
     /// The request target: path and query, `/` when empty; the fragment is dropped.
-    var target: String
+    package var target: String
 
     /// Parses `http://host[:port][/path][?query][#fragment]`; `nil` for other schemes, user info,
     /// an empty host or a bad port.
-    init?(parsing text: String) {
+    package init?(parsing text: String) {
         guard text.lowercased().hasPrefix("http://") else { return nil }
         var rest = Substring(text.dropFirst("http://".count))
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }

@@ -1,3 +1,4 @@
+import CastDiscovery
 /// A response to an SSDP M-SEARCH (`HTTP/1.1 200 OK` over UDP), as DIAL devices send it.
 package struct SSDPResponse: Sendable, Hashable {
     /// The largest datagram accepted.
@@ -17,7 +18,7 @@ package struct SSDPResponse: Sendable, Hashable {
 
     /// Parses a datagram.
     ///
-    /// - Throws: ``CastDiscoveryError/Code/malformedResponse`` when it is not an HTTP 200
+    /// - Throws: `CastDiscoveryError.Code.malformedResponse` when it is not an HTTP 200
     ///   response with a `LOCATION` header, is too large or not ASCII/UTF-8.
     package init(parsing bytes: [UInt8]) throws(CastDiscoveryError) {
         guard bytes.count <= Self.maxSize else {

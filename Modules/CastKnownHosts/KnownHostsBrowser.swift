@@ -1,3 +1,4 @@
+import CastDiscovery
 import Synchronization
 
 /// Probes a list of `host[:port]` periodically and reports the Cast devices that answer.
@@ -6,8 +7,8 @@ import Synchronization
 /// ``Configuration/interval`` (on the injected clock) each host is probed concurrently; a host
 /// that answers is `added`/`updated`, one that stops answering is `removed` after
 /// ``Configuration/missesBeforeRemoval`` failed rounds. Each failure is explained:
-/// ``DiscoveryDiagnostic/Code/hostRefused`` (nothing on the port),
-/// ``DiscoveryDiagnostic/Code/hostUnreachable``, or ``DiscoveryDiagnostic/Code/probeFailed``.
+/// `DiscoveryDiagnostic.Code.hostRefused` (nothing on the port),
+/// `DiscoveryDiagnostic.Code.hostUnreachable`, or `DiscoveryDiagnostic.Code.probeFailed`.
 public final class KnownHostsBrowser: DeviceBrowser {
     /// What to probe and how often.
     public struct Configuration: Sendable {
@@ -118,10 +119,12 @@ public final class KnownHostsBrowser: DeviceBrowser {
         hub.finish(removingDevices: true)
     }
 
-    /// See ``DeviceBrowser/events()``.
+    /// See `DeviceBrowser.events()`.
     public func events() -> AsyncStream<DeviceBrowserEvent> { hub.events() }
-    /// See ``DeviceBrowser/devices``.
+    /// See `DeviceBrowser.devices`.
     public var devices: [CastDevice] { hub.devices }
-    /// See ``DeviceBrowser/diagnostics``.
+    /// See `DeviceBrowser.diagnostics`.
     public var diagnostics: [DiscoveryDiagnostic] { hub.diagnostics }
+    /// `DiscoverySource.knownHost`.
+    public var discoverySource: DiscoverySource { .knownHost }
 }

@@ -1,3 +1,4 @@
+import CastMetadata
 import CastXML
 import Foundation
 
@@ -193,8 +194,8 @@ extension PodcastFeed {
 extension PodcastEpisode {
     /// Cast metadata for this episode.
     ///
-    /// Audio episodes use ``CastMetadataType/musicTrack`` (title, artist = the feed's author, album = the feed's
-    /// title) so receivers show the artwork; video episodes use ``CastMetadataType/generic`` with the feed's
+    /// Audio episodes use `CastMetadataType.musicTrack` (title, artist = the feed's author, album = the feed's
+    /// title) so receivers show the artwork; video episodes use `CastMetadataType.generic` with the feed's
     /// title as subtitle. The artwork is the episode's, else the feed's; the release date is the publication date.
     public func metadata(in feed: PodcastFeed) -> CastMetadata {
         let isAudio = enclosure.type.lowercased().hasPrefix("audio/")

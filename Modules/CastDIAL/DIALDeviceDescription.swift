@@ -1,3 +1,4 @@
+import CastDiscovery
 import CastXML
 import Foundation
 
@@ -7,7 +8,7 @@ import Foundation
 /// Parsing goes through CastXML with tight bounds: at most ``maxSize`` bytes, nesting at
 /// most 32 deep, no DTD, no entities, no network. A hostile document (external entity, entity
 /// expansion, deep nesting, megabytes of data) is rejected with
-/// ``CastDiscoveryError/Code/invalidDescription``.
+/// `CastDiscoveryError.Code.invalidDescription`.
 public struct DIALDeviceDescription: Sendable, Hashable {
     /// The largest description accepted (real ones are about 1 KB).
     public static let maxSize = 64 * 1024
@@ -27,7 +28,7 @@ public struct DIALDeviceDescription: Sendable, Hashable {
 
     /// Parses a description.
     ///
-    /// - Throws: ``CastDiscoveryError/Code/invalidDescription`` (with the CastXML error as
+    /// - Throws: `CastDiscoveryError.Code.invalidDescription` (with the CastXML error as
     ///   cause) for malformed or hostile XML, a missing `device` or `UDN`, or an unusable UDN.
     public init(parsing bytes: [UInt8]) throws(CastDiscoveryError) {
         guard bytes.count <= Self.maxSize else {

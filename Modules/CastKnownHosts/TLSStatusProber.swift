@@ -1,4 +1,5 @@
 import CastChannels
+import CastDiscovery
 import CastJSON
 import CastTransport
 import Foundation
@@ -10,7 +11,7 @@ import Foundation
 /// `eureka_info` on port 8008 when the device serves it (`GET /setup/eureka_info?params=name,device_info`,
 /// with the IP as `Host` — devices refuse names); otherwise the id is derived from `host:port`
 /// (stable across probes) and the name is the host. The running app's status text becomes
-/// ``CastDevice/receiverStatusText``.
+/// `CastDevice.receiverStatusText`.
 public struct TLSStatusProber: CastDeviceProber {
     /// How long the TCP connect plus TLS handshake may take.
     public var connectTimeout: Duration
@@ -22,15 +23,22 @@ public struct TLSStatusProber: CastDeviceProber {
     public var fetcher: any HTTPFetcher
 
     /// Creates a prober.
+    ///
+    /// - Parameters:
+    ///   - connectTimeout: how long the TCP connect plus TLS handshake may take.
+    ///   - requestTimeout: how long GET_STATUS may take.
+    ///   - askEurekaInfo: whether to ask `eureka_info` on port 8008 for the identity.
+    ///   - fetcher: how `eureka_info` is fetched; by default a bounded GET on SwiftNIO whose whole
+    ///     exchange is limited to 3 seconds and 64 KiB.
     public init(connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(5), askEurekaInfo: Bool = true,
-                fetcher: any HTTPFetcher = POSIXHTTPFetcher(timeout: .seconds(3))) {
+                fetcher: (any HTTPFetcher)? = nil) {
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.askEurekaInfo = askEurekaInfo
-        self.fetcher = fetcher
+        self.fetcher = fetcher ?? BoundedHTTPFetcher(timeout: .seconds(3))
     }
 
-    /// See ``CastDeviceProber/probe(_:)``.
+    /// See `CastDeviceProber.probe(_:)`.
     public func probe(_ host: KnownHost) async throws(CastDiscoveryError) -> CastDevice {
         let transport: TLSCastTransport
         do {
