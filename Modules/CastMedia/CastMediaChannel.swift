@@ -223,7 +223,9 @@ public final class CastMediaChannel: CastChannelPlugin {
     private func decodeStatus(_ message: CastChannelMessage) -> MediaStatusMessage? {
         guard let text = message.text else { return message.json.flatMap { try? MediaStatusMessage(json: $0) } }
         if let cached = state.withLock({ $0.lastDecoded }), cached.text == text { return cached.message }
-        let decoded = message.json.flatMap { try? MediaStatusMessage(json: $0) }
+        // Straight from the payload's bytes: no JSON tree is built for a status.
+        var bytes = text
+        let decoded = bytes.withUTF8 { try? MediaStatusMessage(utf8: $0) }
         state.withLock { $0.lastDecoded = (text, decoded) }
         return decoded
     }
@@ -261,10 +263,14 @@ public final class CastMediaChannel: CastChannelPlugin {
         } catch {
             throw CastMediaError(channelError: error, request: type)
         }
-        guard let replyJSON = reply.json else {
-            throw CastMediaError(code: .unexpectedReply, message: "The reply to \(type) is not JSON")
+        // A MEDIA_STATUS (its type read without a full parse, so the JSON is valid) is decoded from
+        // its bytes below; anything else may be an error reply, read from the JSON tree.
+        if reply.type != "MEDIA_STATUS" {
+            guard let replyJSON = reply.json else {
+                throw CastMediaError(code: .unexpectedReply, message: "The reply to \(type) is not JSON")
+            }
+            if let error = CastMediaError(reply: replyJSON) { throw error }
         }
-        if let error = CastMediaError(reply: replyJSON) { throw error }
         let status = reply.type == "MEDIA_STATUS" ? record(reply: reply) : nil
         return (reply, status)
     }
