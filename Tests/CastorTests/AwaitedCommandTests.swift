@@ -156,7 +156,9 @@ import Testing
         #expect(player.currentItem == player.items[1])
         try await waitUntil("the receiver moved on") { player.mediaStatus?.currentItemId == player.items[1].id }
         player.requestSeek(to: .seconds(42))
-        #expect(player.time() == .seconds(42))
+        // Optimistic: 42 at once. The in-memory receiver may already have answered (the reply is
+        // completed on the sending task), and then the position is 42 extrapolated while playing.
+        #expect(player.time().map { $0 >= .seconds(42) && $0 < .seconds(43) } == true)
         try await waitUntil("the receiver sought") { (player.mediaStatus?.currentTime ?? 0) >= 42 }
         let reversed = Array(player.items.reversed())
         player.items = reversed

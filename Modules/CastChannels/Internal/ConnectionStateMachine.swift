@@ -156,7 +156,7 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
     /// Close asked: CLOSE every virtual connection (apps first), then end.
     package mutating func close() -> [Action] {
         guard isRunning else { return finish(with: nil, reason: .connectionClosed, closeTransport: true) }
-        var actions: [Action] = virtualConnections.sorted { a, _ in a != CastEndpoint.platform }.map { .send(closeMessage(to: $0)) }
+        var actions: [Action] = virtualConnections.sorted { ($0 == CastEndpoint.platform ? 1 : 0, $0) < ($1 == CastEndpoint.platform ? 1 : 0, $1) }.map { .send(closeMessage(to: $0)) }
         actions += finish(with: nil, reason: .connectionClosed, closeTransport: true)
         return actions
     }
