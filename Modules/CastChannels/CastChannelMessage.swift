@@ -50,11 +50,13 @@ public struct CastChannelMessage: Sendable, Hashable {
         return nil
     }
 
+    /// Whether two messages have the same addressing, payload and JSON.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.namespace == rhs.namespace && lhs.sourceId == rhs.sourceId && lhs.destinationId == rhs.destinationId
             && lhs.payload == rhs.payload && (lhs.body === rhs.body || lhs.json == rhs.json)
     }
 
+    /// Hashes the addressing and the payload (equal messages have equal payloads).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(namespace)
         hasher.combine(sourceId)
