@@ -8,7 +8,7 @@
 # Knobs (environment): BENCH_ROUNDS (alternations, default 5), BENCH_CONNECT_RUNS (connects per
 # contender per round, 20), BENCH_SEEK_ROUNDS (3), BENCH_SEEKS (SEEKs per contender per round, 1000),
 # BENCH_DEVICES (1000), BENCH_DECODE_ROUNDS (3), BENCH_THROUGHPUT_DEVICES (100), BENCH_THROUGHPUT_SECONDS (5),
-# BENCH_THROUGHPUT_ROUNDS (2), BENCH_CALLGRIND (1; 0 skips the callgrind counts), CASTOR_PYTHON (the venv's python).
+# BENCH_THROUGHPUT_ROUNDS (2), CASTOR_PYTHON (the venv's python).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -131,11 +131,6 @@ for round in $(seq 1 "$DECODE_ROUNDS"); do
     record ours_decode "$round" "${pin[@]}" "$BIN" decode --fixture "$FIXTURE"
     record py_decode "$round" "${pin[@]}" "$PYTHON" "$PYBENCH" decode --fixture "$FIXTURE"
 done
-
-if [[ "${BENCH_CALLGRIND:-1}" != 0 ]] && command -v valgrind >/dev/null && command -v callgrind_control >/dev/null; then
-    echo "== 7. instructions per SEEK round trip, sender and receiver (callgrind)" >&2
-    record callgrind 1 scripts/bench-callgrind.sh "$BIN"
-fi
 
 echo "== 6. throughput: $THROUGHPUT_DEVICES devices, SEEKs back to back for $THROUGHPUT_SECONDS s: $THROUGHPUT_ROUNDS rounds" >&2
 serve --count "$THROUGHPUT_DEVICES" --latency-ms 0

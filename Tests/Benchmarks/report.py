@@ -105,14 +105,6 @@ def main():
         results["measures"]["throughput"] = {
             "devices": devices, "ours_commands_per_cpu_second": ours, "py_commands_per_cpu_second": py,
             "ours_commands_per_second": per_wall(t_ours), "py_commands_per_second": per_wall(t_py) if t_py else None}
-    # 7. instructions per SEEK (callgrind)
-    if "callgrind" in by_label:
-        c = by_label["callgrind"][0]["data"]
-        rows.append(("instructions per SEEK round trip (callgrind)", "k instructions", c["sender_per_seek"] / 1000, None, None,
-                     None, None, "(reported, no goal)", None,
-                     f"sender {c['sender_per_seek'] / 1000:.1f} k, emulated receiver {c['receiver_per_seek'] / 1000:.1f} k per SEEK: "
-                     f"the difference between {c['seeks_many']} and {c['seeks_few']} SEEKs, all threads"))
-        results["measures"]["callgrind_per_seek"] = c
     # 4. decode
     d_ours, d_py = rates("ours_decode"), rates("py_decode")
     if d_ours:
