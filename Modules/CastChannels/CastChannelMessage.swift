@@ -38,10 +38,12 @@ public struct CastChannelMessage: Sendable, Hashable {
         set { body = Body(json: newValue) }
     }
 
-    /// The JSON `type` field (or `responseType`, which GET_APP_AVAILABILITY replies use).
-    public var type: String? { body.envelope.type }
-    /// The JSON `requestId` field; `0` marks an unsolicited status.
-    public var requestId: Int? { body.envelope.requestId }
+    /// The JSON `type` field (or `responseType`, which GET_APP_AVAILABILITY replies use), read from
+    /// the payload's bytes as far as needed (see ``json`` for whether the payload is valid JSON).
+    public var type: String? { body.type }
+    /// The JSON `requestId` field; `0` marks an unsolicited status. Read from the payload's bytes as
+    /// far as needed.
+    public var requestId: Int? { body.requestId }
     /// Whether this message was sent to every connected sender (`destinationId == "*"`).
     public var isBroadcast: Bool { destinationId == "*" }
     /// The text payload, when it is text.
@@ -71,7 +73,8 @@ extension CastChannelMessage {
         private enum Source { case payload(CastMessage.Payload), json(JSONValue?) }
         private struct Cache {
             var json: JSONValue??
-            var envelope: JSONEnvelope?
+            var type: String??
+            var requestId: Int??
         }
         private let source: Source
         private let cache: Mutex<Cache>
@@ -98,21 +101,28 @@ extension CastChannelMessage {
             return parsed
         }
 
-        var envelope: JSONEnvelope {
-            if let envelope = cache.withLock({ $0.envelope }) { return envelope }
-            var envelope: JSONEnvelope
+        var type: String? {
+            if let type = cache.withLock({ $0.type }) { return type }
+            let type: String?
             switch source {
-            case .payload(.string(var text)):
-                envelope = text.withUTF8 { JSONEnvelope($0) }
-            case .payload:
-                envelope = JSONEnvelope([UInt8]())
-            case .json(let json):
-                envelope = JSONEnvelope([UInt8]())
-                envelope.type = json?["type"]?.stringValue ?? json?["responseType"]?.stringValue
-                envelope.requestId = json?["requestId"]?.intValue
+            case .payload(.string(var text)): type = text.withUTF8 { JSONEnvelope.type(in: $0) }
+            case .payload: type = nil
+            case .json(let json): type = json?["type"]?.stringValue ?? json?["responseType"]?.stringValue
             }
-            cache.withLock { $0.envelope = envelope }
-            return envelope
+            cache.withLock { $0.type = .some(type) }
+            return type
+        }
+
+        var requestId: Int? {
+            if let requestId = cache.withLock({ $0.requestId }) { return requestId }
+            let requestId: Int?
+            switch source {
+            case .payload(.string(var text)): requestId = text.withUTF8 { JSONEnvelope.requestId(in: $0) }
+            case .payload: requestId = nil
+            case .json(let json): requestId = json?["requestId"]?.intValue
+            }
+            cache.withLock { $0.requestId = .some(requestId) }
+            return requestId
         }
     }
 }

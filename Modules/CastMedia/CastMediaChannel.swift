@@ -152,7 +152,7 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// Applies statuses and publishes every message.
     public func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async {
         if message.type == "MEDIA_STATUS", let decoded = decodeStatus(message) {
-            receive(decoded.first, text: message.text, isReply: (message.requestId ?? 0) != 0)
+            receive(decoded.first, text: message.text, isReply: (decoded.requestId ?? 0) != 0)
         }
         messageBroadcaster.yield(message)
     }
@@ -263,16 +263,14 @@ public final class CastMediaChannel: CastChannelPlugin {
         } catch {
             throw CastMediaError(channelError: error, request: type)
         }
-        // A MEDIA_STATUS (its type read without a full parse, so the JSON is valid) is decoded from
-        // its bytes below; anything else may be an error reply, read from the JSON tree.
-        if reply.type != "MEDIA_STATUS" {
-            guard let replyJSON = reply.json else {
-                throw CastMediaError(code: .unexpectedReply, message: "The reply to \(type) is not JSON")
-            }
-            if let error = CastMediaError(reply: replyJSON) { throw error }
+        // A MEDIA_STATUS is decoded from its bytes, without a JSON tree; anything else (or a status
+        // that does not decode) may be an error reply, read from the tree.
+        if reply.type == "MEDIA_STATUS", let status = record(reply: reply) { return (reply, status) }
+        guard let replyJSON = reply.json else {
+            throw CastMediaError(code: .unexpectedReply, message: "The reply to \(type) is not JSON")
         }
-        let status = reply.type == "MEDIA_STATUS" ? record(reply: reply) : nil
-        return (reply, status)
+        if let error = CastMediaError(reply: replyJSON) { throw error }
+        return (reply, nil)
     }
 
     /// The 64 KiB rule, checked before anything is sent; the `requestId` the connection adds is counted at its widest.
