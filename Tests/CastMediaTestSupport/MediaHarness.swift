@@ -34,11 +34,19 @@ public struct MediaHarness: Sendable {
     }
 }
 
-/// Yields until `condition` holds (messages travel through tasks); fails after many rounds.
+/// Yields until `condition` holds (messages travel through tasks); fails after 30 s.
+///
+/// A fixed number of yields was not enough on a loaded machine (the tasks that carry the message
+/// did not get a thread in time): every thousand yields it sleeps a millisecond, so other tasks
+/// and processes run, and it gives up only after a ceiling no healthy run comes near.
 public func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
-    for _ in 0..<100_000 {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: .seconds(30))
+    var rounds = 0
+    while clock.now < deadline {
         if condition() { return }
-        await Task.yield()
+        rounds += 1
+        if rounds % 1_000 == 0 { try? await Task.sleep(for: .milliseconds(1)) } else { await Task.yield() }
     }
     Issue.record("Timed out waiting until \(what)")
     throw CancellationError()
