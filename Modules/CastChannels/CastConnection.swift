@@ -75,7 +75,7 @@ public final class CastConnection: Sendable {
     ///   - clock: the clock every timer uses (inject a manual clock in tests).
     ///   - logger: where protocol events are logged.
     ///   - peerCertificateDER: the device's TLS certificate for device authentication; the
-    ///     transport's ``CastTransport/peerCertificateDER`` by default. Without one, device
+    ///     transport's `peerCertificateDER` by default. Without one, device
     ///     authentication is skipped.
     public init(
         transport: any CastTransport,
