@@ -44,30 +44,47 @@ struct Mpris: AsyncParsableCommand {
                 bus: busAddress.map(CastMPRISConfiguration.Bus.address) ?? .session, instanceName: instance,
                 identity: name, allowsControl: !readOnly))
             let target = Self.target(host: host, port: port, device: device, name: name)
-            let signals = SignalFlag()
             let failure = FailureBox()
-            let work = Task<Bool, Never> {
+            // Which parts still run, to name the one that hangs while stopping.
+            let running = Stage("the player, the announcer, the follower")
+            let parts = Mutex<Set<String>>(["the player", "the announcer", "the follower"])
+            let finished: @Sendable (String) -> Void = { part in
+                running.set(parts.withLock { $0.remove(part); return $0.sorted().joined(separator: ", ") })
+            }
+            let (outcomes, outcome) = AsyncStream<Bool>.makeStream()
+            let work = Task {
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask {
                         do { try await mpris.run() } catch { failure.set(error) }
+                        finished("the player")
                     }
-                    group.addTask { await Self.announce(mpris) }
-                    group.addTask { await Self.follow(cast, device: target) }
+                    group.addTask { await Self.announce(mpris); finished("the announcer") }
+                    group.addTask { await Self.follow(cast, device: target); finished("the follower") }
                     _ = await group.next()  // the player stopped (the bus went away), or cancellation
                     group.cancelAll()
                 }
-                return true
+                outcome.yield(true)
             }
-            _ = await signals.wait(orUntil: work)
-            // Stopping is bounded: a step that hangs is named, and castctl exits anyway.
-            let stage = Stage("releasing the bus name")
+            // SIGINT/SIGTERM, or the player stopping by itself; not waiting for `work` on a signal.
+            signal(SIGINT, SIG_IGN)
+            signal(SIGTERM, SIG_IGN)
+            let sources = [SIGINT, SIGTERM].map { number in
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { outcome.yield(false) }
+                source.resume()
+                return source
+            }
+            for await _ in outcomes { break }
+            work.cancel()
+            // Stopping is bounded: a part that hangs is named, and castctl exits anyway.
             let stopped = await Self.within(.seconds(10)) {
                 _ = await work.value
-                stage.set("ending the session")
+                running.set("ending the session")
                 await cast.endSession(stoppingReceiverApp: false)
             }
+            for source in sources { source.cancel() }
             guard stopped else {
-                FileHandle.standardError.write(Data("castctl: stopping hung while \(stage.value); exiting\n".utf8))
+                FileHandle.standardError.write(Data("castctl: stopping hung (still running: \(running.value)); exiting\n".utf8))
                 throw ExitCode.failure
             }
             if let error = failure.error { throw error }
