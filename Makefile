@@ -21,7 +21,7 @@ demo: bootstrap-build
 
 ## Every test: unit, integration over TLS on loopback, interop with pychromecast,
 ## (one at a time: on two cores, tests that block a cooperative thread for seconds starved the
-## real-clock heartbeats of others; 741 tests pass in 2.5 min serially; bounded at 20 min, a hang
+## real-clock heartbeats of others; about 770 tests pass in 8 min serially, fault lab included; bounded at 30 min, a hang
 ## prints the test process's backtraces: scripts/run-tests.sh),
 ## lab tests in network namespaces (root only), a new package built on the façade, a package
 ## that only discovers (its build closure checked),

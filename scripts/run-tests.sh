@@ -1,12 +1,12 @@
 #!/bin/bash
-# Runs the whole test suite, one test at a time, within TEST_TIME_LIMIT seconds (default 1200).
+# Runs the whole test suite, one test at a time, within TEST_TIME_LIMIT seconds (default 1800).
 #
 # Output is line-buffered, so the last "◇ Test … started." line names a test that hangs (with the
 # default block buffering, the last 4 KiB were lost when the run was killed). Past the limit, every
 # thread's backtrace of the test process is printed, the run is killed and the script fails.
 set -u
 SWIFT="${SWIFT:-swift}"
-limit="${TEST_TIME_LIMIT:-1200}"
+limit="${TEST_TIME_LIMIT:-1800}"
 
 stdbuf -oL -eL "$SWIFT" test --skip-build --no-parallel "$@" &
 run=$!

@@ -24,8 +24,14 @@ public final class ChildProcess: Sendable {
 
     /// Starts `executable` with `arguments`; standard input is /dev/null, or a channel written with
     /// ``writeLine(_:)`` when `standardInput` is `true`.
+    ///
+    /// - Parameter lifetime: the child is killed (SIGKILL) if it still runs after this long, so a test
+    ///   waiting for a line or an exit that never comes fails (the wait returns `nil` or the kill's
+    ///   status, and ``errorOutput`` says so) instead of hanging the whole run. A safety net, far above
+    ///   what any healthy run takes; not a timing assertion.
     public init(
-        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, standardInput: Bool = false
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, standardInput: Bool = false,
+        lifetime: Duration = .seconds(480)
     ) throws {
         var outPipe: [Int32] = [0, 0]
         var errPipe: [Int32] = [0, 0]
@@ -57,6 +63,12 @@ public final class ChildProcess: Sendable {
         }
         Thread.detachNewThread { [self] in
             Self.readLines(errFD) { line in self.state.withLock { $0.errorText += line + "\n" } }
+        }
+        let seconds = Double(lifetime.components.seconds) + Double(lifetime.components.attoseconds) / 1e18
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+            guard let self, self.state.withLock({ $0.exitStatus == nil }) else { return }
+            self.state.withLock { $0.errorText += "[ChildProcess] killed: still running after \(lifetime)\n" }
+            kill(spawned, SIGKILL)
         }
         Thread.detachNewThread { [self] in
             var raw: Int32 = 0
