@@ -25,6 +25,10 @@ struct Mpris: AsyncParsableCommand {
     @Option(help: "The last element of the bus name (default: d + 8 hex digits of the device id).") var instance: String?
     @Option(help: "Publish on the D-Bus bus at this address instead of the session bus.") var busAddress: String?
     @Flag(help: "Show what plays without letting the desktop control it (CanControl false).") var readOnly = false
+    @Option(help: "Seconds a connect or request may take (TLS, device authentication, each command).") var timeout: Double = 10
+    @Flag(help: "Refuse a device that device authentication does not prove genuine.") var requireGenuine = false
+    @Option(help: "A PEM file of extra trusted Cast roots (for test devices: the file cast-receiver --export-trust-root writes).")
+    var trustRoot: String?
     @OptionGroup var reconnect: ReconnectOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -32,11 +36,15 @@ struct Mpris: AsyncParsableCommand {
         guard (host != nil) != (device != nil) else { throw ValidationError("Give exactly one of --host and --device") }
     }
 
+    /// The device options as `DeviceOptions` parses them (the same flags as every device command).
+    func deviceArguments() throws -> [String] {
+        DeviceOptions.arguments(host: host, port: port, device: device, timeout: timeout, requireGenuine: requireGenuine,
+                                trustRoot: trustRoot, logLevel: try logging.level().rawValue)
+    }
+
     func run() async throws {
         try await Output.run {
-            let options = try DeviceOptions.parse((host.map { ["--host", $0, "--port", String(port)] } ?? [])
-                                                  + (device.map { ["--device", $0] } ?? [])
-                                                  + ["--log-level", try logging.level().rawValue])
+            let options = try DeviceOptions.parse(try deviceArguments())
             // Connects through --host, or --device resolved over mDNS again on every attempt (a
             // device that came back on a new address is found by its name).
             let (cast, _) = try await options.façade(reconnect: reconnect)

@@ -208,3 +208,19 @@ extension ReceiverStatus {
         return lines.joined(separator: "\n")
     }
 }
+
+extension DeviceOptions {
+    /// The arguments that give these settings to `DeviceOptions.parse`, for commands that declare
+    /// their own device flags (`tui`, `mpris`) and then connect like every other device command.
+    static func arguments(host: String?, port: Int, device: String?, timeout: Double, requireGenuine: Bool,
+                          trustRoot: String?, logLevel: String) -> [String] {
+        var arguments: [String] = []
+        if let host { arguments += ["--host", host, "--port", String(port)] }
+        if let device { arguments += ["--device", device] }
+        arguments += ["--timeout", String(timeout)]
+        if requireGenuine { arguments.append("--require-genuine") }
+        if let trustRoot { arguments += ["--trust-root", trustRoot] }
+        arguments += ["--log-level", logLevel]
+        return arguments
+    }
+}

@@ -50,14 +50,8 @@ struct Tui: AsyncParsableCommand {
 
     /// The device options as `castctl status` would take them: where, how long, how much trust, how much logging.
     func deviceArguments() throws -> [String] {
-        var arguments: [String] = []
-        if let host { arguments += ["--host", host, "--port", String(port)] }
-        if let device { arguments += ["--device", device] }
-        arguments += ["--timeout", String(timeout)]
-        if requireGenuine { arguments.append("--require-genuine") }
-        if let trustRoot { arguments += ["--trust-root", trustRoot] }
-        arguments += ["--log-level", try logging.level().rawValue]
-        return arguments
+        DeviceOptions.arguments(host: host, port: port, device: device, timeout: timeout, requireGenuine: requireGenuine,
+                                trustRoot: trustRoot, logLevel: try logging.level().rawValue)
     }
 
     func run() async throws {
