@@ -148,6 +148,28 @@ struct InMemoryTransportTests {
         await #expect(throws: CastTransportError.self) { try await b.send(message) }
     }
 
+    /// The observer may let a requester run on before the sending task resumes (an early-completed
+    /// reply); whatever the requester sends next must still arrive after the message it was told of.
+    @Test func aMessageSentFromTheObserverArrivesAfterTheObservedOne() async throws {
+        let (a, b) = InMemoryCastTransport.pair()
+        let reply = FramingTests.messages[0]
+        let next = reply.reply(.string(#"{"type":"NEXT"}"#))
+        let sentNext = DispatchSemaphore(value: 0)
+        b.observeInbound { message in
+            guard message == reply else { return }
+            // The requester's next send, finished before the observer returns.
+            Task.detached {
+                try? await a.send(next)
+                sentNext.signal()
+            }
+            sentNext.wait()
+        }
+        try await a.send(reply)
+        var inbound = b.inbound.makeAsyncIterator()
+        #expect(try await inbound.next() == reply)
+        #expect(try await inbound.next() == next)
+    }
+
     @Test func oversizeSendFailsWithoutDelivering() async throws {
         let (a, _) = InMemoryCastTransport.pair()
         let big = CastMessage(sourceId: "s", destinationId: "d", namespace: "urn:x-cast:n",

@@ -47,8 +47,12 @@ public final class InMemoryCastTransport: CastInboundObservingTransport {
                 code: .messageTooLarge,
                 message: "Message of \(size) bytes exceeds the \(CastFrame.maxBodySize)-byte frame limit")
         }
-        peer.state.withLock { $0.observer }?(message)
+        // Queue first, then tell the observer: the observer may complete a request at once, and the
+        // requester may send (and be answered) before this task runs again; had the observer come
+        // first, that answer could be queued ahead of this message, and a plugin saw a broadcast
+        // before the reply it follows (seen as a media channel stuck on an old status).
         peer.continuation.yield(message)
+        peer.state.withLock { $0.observer }?(message)
     }
 
     /// Shows each message from the other end to `observer` (on the sending task) before it is queued on ``inbound``.
