@@ -45,13 +45,17 @@ struct Mpris: AsyncParsableCommand {
     func run() async throws {
         try await Output.run {
             let options = try DeviceOptions.parse(try deviceArguments())
-            // Connects through --host, or --device resolved over mDNS again on every attempt (a
-            // device that came back on a new address is found by its name).
-            let (cast, _) = try await options.façade(reconnect: reconnect)
+            // Connects through --host, or --device found over mDNS: the façade looks that device up
+            // again by its id before every reconnect attempt (a new address is found there).
+            let (cast, found) = try await options.façade(reconnect: reconnect)
             let mpris = CastMPRISPlayer(cast: cast, configuration: CastMPRISConfiguration(
                 bus: busAddress.map(CastMPRISConfiguration.Bus.address) ?? .session, instanceName: instance,
                 identity: name, allowsControl: !readOnly))
-            let target = Self.target(host: host, port: port, device: device, name: name)
+            // --device: the device as discovery found it (its Cast id and addresses; the id also names
+            // the bus name); --host: a record derived from host:port, stable from run to run.
+            var chosen = device == nil ? Self.target(host: host, port: port, device: device, name: name) : found
+            if let name { chosen.friendlyName = name }
+            let target = chosen
             let failure = FailureBox()
             // Which parts still run, to name the one that hangs while stopping.
             let running = Stage("the player, the announcer, the follower")
