@@ -25,10 +25,15 @@ public final class ChildProcess: Sendable {
     /// Starts `executable` with `arguments`; standard input is /dev/null, or a channel written with
     /// ``writeLine(_:)`` when `standardInput` is `true`.
     ///
-    /// - Parameter lifetime: the child is killed (SIGKILL) if it still runs after this long, so a test
-    ///   waiting for a line or an exit that never comes fails (the wait returns `nil` or the kill's
-    ///   status, and ``errorOutput`` says so) instead of hanging the whole run. A safety net, far above
-    ///   what any healthy run takes; not a timing assertion.
+    /// - Parameters:
+    ///   - executable: the program's path.
+    ///   - arguments: its arguments (without the program itself).
+    ///   - environment: its environment; `nil` inherits this process's.
+    ///   - standardInput: whether the child reads a channel written with ``writeLine(_:)`` instead of /dev/null.
+    ///   - lifetime: the child is killed (SIGKILL) if it still runs after this long, so a test
+    ///     waiting for a line or an exit that never comes fails (the wait returns `nil` or the kill's
+    ///     status, and ``errorOutput`` says so) instead of hanging the whole run. A safety net, far above
+    ///     what any healthy run takes; not a timing assertion.
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, standardInput: Bool = false,
         lifetime: Duration = .seconds(480)
