@@ -39,6 +39,8 @@ struct ConnectionTests {
         #expect(app.transportId == FakeDevice.appTransport)
         var iterator = calls.makeAsyncIterator()
         #expect(await iterator.next() == .connect(FakeDevice.appTransport))
+        // The peer records what it reads on its own task: wait for it to have read the CONNECT.
+        _ = await device.peer.waitFor { $0.destinationId == FakeDevice.appTransport && $0.json?["type"]?.stringValue == "CONNECT" }
         #expect(device.peer.received(type: "CONNECT").map(\.destinationId) == ["receiver-0", FakeDevice.appTransport])
 
         // A round trip on the custom namespace.
