@@ -123,6 +123,53 @@ final class DelegateLog: CastDelegate {
         await restarted.stop()
     }
 
+    /// A device that restarts announces itself again over mDNS; a session waiting out a long
+    /// back-off tries at once instead of sleeping past the moment the device is back. The manual
+    /// clock never moves in this test: without the announcement cutting the wait short (the code
+    /// before this test) the session stays in its 60 s wait and the test fails.
+    @Test func aDeviceAnnouncedAgainIsTriedAtOnceNotAfterTheBackOff() async throws {
+        let clock = ManualClock()
+        let id = UUID()
+        let device = Self.device(id, at: "10.0.0.5", port: 8009)
+        let endpoint = try #require(device.preferredEndpoint)
+        let first = ConnectionLossTests.receiver(for: device, id: id)
+        let connector = EndpointConnector()
+        connector.register(first, at: endpoint)
+        let browser = FakeBrowser()
+        let policy = CastReconnectPolicy(maxAttempts: 5, initialDelay: .seconds(60), maxDelay: .seconds(60), jitter: 0)
+        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), browser: browser, connector: connector, clock: clock)
+        let log = EventLog(cast)
+        browser.add(device)
+        try await waitUntil("the browser lists the device") { cast.devices.count == 1 }
+        try await cast.startSession(with: device)
+        let player = try #require(cast.player)
+        try await player.loadItems(from: [Assets.movie(1)], with: CastLoadOptions(time: .seconds(30)))
+
+        // kill -9: the device stops answering and mDNS withdraws it.
+        connector.register(nil, at: endpoint)
+        browser.remove(device)
+        await first.stop()
+        await connector.dropConnections()
+        try await waitUntil("the session waits 60 s before its first attempt") { log.reconnectDelays == [.seconds(60)] }
+        try await waitUntil("the browser no longer lists the device") { cast.devices.isEmpty }
+        #expect(connector.attempts.count == 1)
+
+        // It restarts at the same address and announces itself again.
+        let restarted = ConnectionLossTests.receiver(for: device, id: id)
+        connector.register(restarted, at: endpoint)
+        browser.add(device)
+        try await waitUntil("the session resumed without the clock moving") {
+            log.resumed != nil || log.endReason != nil || log.resumeFailure != nil
+        }
+        #expect(log.endReason == nil)
+        #expect(log.resumeFailure == nil)
+        #expect(log.reconnectDelays == [.seconds(60)], "one wait, cut short")
+        #expect(connector.attempts == ["\(endpoint)", "\(endpoint)"])
+        try await waitUntil("the restarted receiver plays the item") { player.mediaStatus?.media?.metadata?.title == "Movie 1" }
+        await cast.endSession()
+        await restarted.stop()
+    }
+
     @Test func aDeviceThatStaysAtItsAddressIsRejoinedThereWithoutDiscovery() async throws {
         // A session started on a device discovery never listed (castctl --host) keeps its record.
         let clock = ManualClock()

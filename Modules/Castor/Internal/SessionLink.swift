@@ -49,6 +49,12 @@ final class SessionLink: Sendable {
         var monitor: Task<Void, Never>?
         /// The user's channel plugins (`Cast.add(_:)`), added to every connection of the session.
         var plugins: [any CastChannelPlugin] = []
+        /// The device's record as discovery last listed it (`nil`: not listed), and how many times it
+        /// changed: a back-off wait ends when it changes (see ``discoveryListed(_:)``).
+        var discovered: CastDevice?
+        var discoveryChanges = 0
+        /// A back-off wait in progress, ended by a discovery change or by cancellation.
+        var announcementWaiter: CheckedContinuation<Void, Never>?
     }
     private let state: Mutex<State>
 
@@ -60,6 +66,7 @@ final class SessionLink: Sendable {
          logger: Logger, plugins: [any CastChannelPlugin] = []) {
         var initial = State(device: device)
         initial.plugins = plugins
+        initial.discovered = locate(device.id)
         state = Mutex(initial)
         self.locate = locate
         self.configuration = configuration
@@ -337,12 +344,15 @@ final class SessionLink: Sendable {
                 }
                 delay = min(delay, left)
             }
+            // Counted before anyone hears of the wait, so an announcement right after it is not missed.
+            let discoveryChanges = state.withLock { $0.discoveryChanges }
             broadcaster.yield(.state(.reconnecting(attempt: attempt)))
             broadcaster.yield(.reconnecting(attempt: attempt, delay: delay))
-            do {
-                try await clock.sleep(for: delay)
-            } catch {
-                return
+            switch await backOff(for: delay, endingEarlyAfter: discoveryChanges) {
+            case .cancelled: return
+            case .elapsed: break
+            case .announced:
+                logger.info("Discovery announced \(device.friendlyName) again: attempt \(attempt) starts now")
             }
             if state.withLock({ $0.closing }) { return }
             relocate()
@@ -405,6 +415,68 @@ final class SessionLink: Sendable {
         }
         finish(CastError(code: .connectionLost, message: "Reconnecting to \(device.friendlyName) gave up after \(attempt) attempts"
                          + (policy.timeout.map { " in \($0)" } ?? "") + ": \(lastError.message)", cause: lastError))
+    }
+
+    /// Discovery's list changed; `record` is the device's entry in it now (`nil`: not listed). A
+    /// device that restarts announces itself again over mDNS (it went away, or its address or port
+    /// changed), so a back-off wait in progress ends and the next attempt starts at once instead of
+    /// sleeping past the moment the device is back.
+    func discoveryListed(_ record: CastDevice?) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard record != state.discovered else { return nil }
+            state.discovered = record
+            // Gone from the list is no reason to try now; back again (or moved) is.
+            guard record != nil else { return nil }
+            state.discoveryChanges += 1
+            defer { state.announcementWaiter = nil }
+            return state.announcementWaiter
+        }
+        waiter?.resume()
+    }
+
+    enum BackOffEnd { case elapsed, announced, cancelled }
+
+    /// Waits `delay` on the clock, or less when discovery lists the device anew (more than
+    /// `changes` changes in all).
+    private func backOff(for delay: Duration, endingEarlyAfter changes: Int) async -> BackOffEnd {
+        await withTaskGroup(of: BackOffEnd.self) { group in
+            group.addTask { [clock] in
+                do {
+                    try await clock.sleep(for: delay)
+                    return .elapsed
+                } catch {
+                    return .cancelled
+                }
+            }
+            group.addTask { [self] in
+                await announcement(after: changes)
+                return Task.isCancelled ? .cancelled : .announced
+            }
+            let first = await group.next() ?? .cancelled
+            group.cancelAll()
+            // The outer task's cancellation wins over whichever child ended first.
+            return Task.isCancelled ? .cancelled : first
+        }
+    }
+
+    /// Returns once discovery changed more than `changes` times, or when the task is cancelled.
+    private func announcement(after changes: Int) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.discoveryChanges != changes || Task.isCancelled { return true }
+                    state.announcementWaiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.announcementWaiter = nil }
+                return state.announcementWaiter
+            }
+            waiter?.resume()
+        }
     }
 
     /// Takes the device's current record from discovery when it lists the device (by id) with an
