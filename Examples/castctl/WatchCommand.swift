@@ -125,7 +125,8 @@ struct DeviceWatcher: Sendable {
     /// Prints every change until the connection closes; returns why it closed.
     private func follow(_ connection: CastConnection) async -> CastChannelError? {
         let (changes, sink) = AsyncStream<Change>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        let media = CastMediaChannel(timeout: .milliseconds(Int64(options.timeout * 1000)))
+        // Asks for the status on joining: a receiver does not send it to a sender that only connects.
+        let media = CastMediaChannel(timeout: .milliseconds(Int64(options.timeout * 1000)), requestsStatusOnConnect: true)
         try? await connection.add(media)
         let events = connection.events
         let statuses = media.statuses

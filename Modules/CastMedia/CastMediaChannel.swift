@@ -58,13 +58,22 @@ public final class CastMediaChannel: CastChannelPlugin {
     private let messageBroadcaster = CastBroadcaster<CastChannelMessage>()
     /// The deadline for each command; `nil` uses the connection's request timeout.
     public let timeout: Duration?
+    /// Whether the channel asks for the media status (GET_STATUS) each time it connects to an app.
+    public let requestsStatusOnConnect: Bool
 
     /// Creates the channel.
     /// - Parameters:
     ///   - clock: the clock used to extrapolate the playback position.
     ///   - timeout: the deadline of each command (`nil`: the connection's request timeout).
-    public init(clock: some Clock<Duration> = ContinuousClock(), timeout: Duration? = nil) {
+    ///   - requestsStatusOnConnect: ask for the media status each time the channel connects to an
+    ///     app, as Google's senders do when they join a session. A receiver does not send its status
+    ///     to a sender that only connects, so without this ``status`` stays `nil` (and ``statuses``
+    ///     silent) until something changes or a command is sent. The reply is published like any
+    ///     status; a failure (the app left, the deadline passed) is ignored. Off by default, for
+    ///     senders that send their own first command.
+    public init(clock: some Clock<Duration> = ContinuousClock(), timeout: Duration? = nil, requestsStatusOnConnect: Bool = false) {
         self.timeout = timeout
+        self.requestsStatusOnConnect = requestsStatusOnConnect
         state = Mutex(State(position: MediaPositionTracker(clock: AnyClockBox(clock))))
     }
 
@@ -124,12 +133,16 @@ public final class CastMediaChannel: CastChannelPlugin {
 
     // MARK: - Plugin
 
-    /// Records the app's context.
+    /// Records the app's context, and asks for the status when ``requestsStatusOnConnect`` is set.
     public func channelDidConnect(_ context: CastChannelContext) async {
         state.withLock { state in
             state.context = context
             state.recordedAhead = []
         }
+        guard requestsStatusOnConnect else { return }
+        // Not awaited here: the reply arrives through the connection, which is delivering this
+        // callback. The request is bounded by the channel's (or the connection's) deadline.
+        Task { [weak self] in _ = try? await self?.getStatus() }
     }
 
     /// Forgets the context and the session.

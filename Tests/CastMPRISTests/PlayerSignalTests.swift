@@ -233,6 +233,45 @@ struct PlayerSignalTests {
         text.components(separatedBy: prefix + " \"").dropFirst().compactMap { $0.split(separator: "\"", maxSplits: 1).first.map(String.init) }
     }
 
+    @Test("GetTracksMetadata fetches the queue items nobody fetched yet: every track asked about has its title, in batches",
+          .enabled(if: SignalLab.available && (ProcessInfo.processInfo.environment["CI"] == "true" || dbusSendPath != nil),
+                   "needs dbus-daemon, dbus-monitor and dbus-send"))
+    func trackMetadataFetchesWhatIsMissing() async throws {
+        let (lab, address) = try await SignalLab.start("Long Queue TV")
+        try await lab.cast.startSession(with: lab.device)
+        let player = try #require(lab.cast.player)
+        // More items than one QUEUE_GET_ITEMS batch (20), none fetched by the sender.
+        let songs = (1...30).map { n in
+            CastAsset.url(URL(string: "https://example.com/song\(n).mp3")!,
+                          configuration: CastAssetURLConfiguration(mimeType: "audio/mpeg", duration: 180), metadata: .init(title: "Song \(n)"))
+        }
+        try await player.loadItems(from: songs)
+        try #require(player.items.count == 30)
+        let fetchedBefore = player.items.filter(\.isFetched).count
+        #expect(fetchedBefore < 30, "the status's window alone")
+
+        let mpris = CastMPRISPlayer(cast: lab.cast, configuration: CastMPRISConfiguration(bus: .address(address), instanceName: "longqueue"))
+        let running = Task { try await mpris.run() }
+        var names = mpris.busNames.makeAsyncIterator()
+        var published: String?
+        while let name = await names.next() { if let name { published = name; break } }
+        let name = try #require(published)
+
+        let property = ["string:org.mpris.MediaPlayer2.TrackList", "string:Tracks"]
+        let tracks = values(try await dbusSend(address, name, "org.freedesktop.DBus.Properties.Get", property), after: "object path")
+        try #require(tracks.count == 30)
+        let metadata = try await dbusSend(address, name, "org.mpris.MediaPlayer2.TrackList.GetTracksMetadata",
+                                          ["array:objpath:" + tracks.reversed().joined(separator: ",")])
+        let titles = values(metadata, after: "string").filter { $0.hasPrefix("Song ") }
+        // Every track, in the order asked, with the title the receiver's queue holds.
+        #expect(titles == (1...30).reversed().map { "Song \($0)" }, "\(metadata)")
+        #expect(player.items.filter(\.isFetched).count == 30)
+
+        running.cancel()
+        try await running.value
+        await lab.stop()
+    }
+
     @Test("The queue as org.mpris.MediaPlayer2.TrackList, read and edited with dbus-send: Tracks, GetTracksMetadata, GoTo, AddTrack, RemoveTrack",
           .enabled(if: SignalLab.available && (ProcessInfo.processInfo.environment["CI"] == "true" || dbusSendPath != nil),
                    "needs dbus-daemon, dbus-monitor and dbus-send"))

@@ -76,6 +76,36 @@ struct CastMediaChannelTests {
         #expect(try await media.getStatus() == nil)
     }
 
+    /// A sender that joins a session another sender started hears nothing until something changes,
+    /// unless it asks: with `requestsStatusOnConnect` the channel sends GET_STATUS once it connects.
+    @Test(.timeLimit(.minutes(1))) func aChannelThatJoinsAsksForTheStatusWhenAskedTo() async throws {
+        let (senderEnd, receiverEnd) = InMemoryCastTransport.pair()
+        let receiver = ScriptedReceiver(transport: receiverEnd, launched: true)
+        receiver.state.withLock { state in
+            state.hasSession = true
+            state.sessionId = 7
+            state.playerState = "PLAYING"
+            state.currentTime = 42
+            state.media = ["contentId": "http://127.0.0.1/other.mp4", "contentType": "video/mp4", "streamType": "BUFFERED"]
+        }
+        let clock = ManualClock()
+        let connection = CastConnection(transport: senderEnd, clock: clock)
+        let media = CastMediaChannel(clock: clock, requestsStatusOnConnect: true)
+        #expect(media.requestsStatusOnConnect)
+        var statuses = media.statuses.makeAsyncIterator()
+        #expect(await statuses.next() == .some(nil))
+        try await connection.add(media)
+        try await connection.start()
+        defer { Task { await connection.close(); receiver.stop() } }
+        // The first status the stream gives after the initial `nil` is the other sender's session.
+        let joined = try #require(await statuses.next() ?? nil)
+        #expect(joined.mediaSessionId == 7)
+        #expect(joined.playerState == .playing)
+        #expect(joined.media?.contentId == "http://127.0.0.1/other.mp4")
+        #expect(media.status?.mediaSessionId == 7)
+        #expect(receiver.requests(ofType: "GET_STATUS").count == 1)
+    }
+
     @Test func loadFailedCarriesTheDetailedCode() async throws {
         let harness = try await MediaHarness.make()
         defer { Task { await harness.close() } }

@@ -14,11 +14,19 @@ final class EndpointConnector: CastDeviceConnector {
         var receivers: [String: CastReceiver] = [:]
         var ends: [InMemoryCastTransport] = []
         var attempts: [String] = []
+        /// Endpoints where a connect waits until it is cancelled (an address nobody holds any more:
+        /// the SYN goes unanswered until the connect timeout).
+        var silent: Set<String> = []
     }
     private let state = Mutex(State())
 
     func register(_ receiver: CastReceiver?, at endpoint: CastDeviceEndpoint) {
         state.withLock { $0.receivers["\(endpoint)"] = receiver }
+    }
+
+    /// Makes a connect to `endpoint` wait until its task is cancelled.
+    func silence(_ endpoint: CastDeviceEndpoint) {
+        _ = state.withLock { $0.silent.insert("\(endpoint)") }
     }
 
     /// Every endpoint a connection was attempted to, in order.
@@ -28,9 +36,14 @@ final class EndpointConnector: CastDeviceConnector {
         guard let endpoint = device.preferredEndpoint else {
             throw CastTransportError(code: .connectFailed, message: "\(device.friendlyName) has no address")
         }
-        let receiver = state.withLock { state -> CastReceiver? in
+        let (receiver, silent) = state.withLock { state -> (CastReceiver?, Bool) in
             state.attempts.append("\(endpoint)")
-            return state.receivers["\(endpoint)"]
+            return (state.receivers["\(endpoint)"], state.silent.contains("\(endpoint)"))
+        }
+        if silent {
+            // No spin: one long sleep that cancellation ends.
+            try await Task.sleep(for: .seconds(3600))
+            throw CastTransportError(code: .connectTimeout, message: "nothing answered at \(endpoint)")
         }
         guard let receiver else { throw CastTransportError(code: .connectFailed, message: "nothing answers at \(endpoint)") }
         let (senderEnd, receiverEnd) = InMemoryCastTransport.pair()
@@ -119,6 +132,99 @@ final class DelegateLog: CastDelegate {
         #expect(session.sessionId != sessionBefore)
         try await waitUntil("the delegate is told of the relaunch") { !delegate.relaunched.isEmpty }
         #expect(delegate.relaunched == [session])
+        await cast.endSession()
+        await restarted.stop()
+    }
+
+    /// A device that restarts announces itself again over mDNS; a session waiting out a long
+    /// back-off tries at once instead of sleeping past the moment the device is back. The manual
+    /// clock never moves in this test: without the announcement cutting the wait short (the code
+    /// before this test) the session stays in its 60 s wait and the test fails.
+    @Test func aDeviceAnnouncedAgainIsTriedAtOnceNotAfterTheBackOff() async throws {
+        let clock = ManualClock()
+        let id = UUID()
+        let device = Self.device(id, at: "10.0.0.5", port: 8009)
+        let endpoint = try #require(device.preferredEndpoint)
+        let first = ConnectionLossTests.receiver(for: device, id: id)
+        let connector = EndpointConnector()
+        connector.register(first, at: endpoint)
+        let browser = FakeBrowser()
+        let policy = CastReconnectPolicy(maxAttempts: 5, initialDelay: .seconds(60), maxDelay: .seconds(60), jitter: 0)
+        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), browser: browser, connector: connector, clock: clock)
+        let log = EventLog(cast)
+        browser.add(device)
+        try await waitUntil("the browser lists the device") { cast.devices.count == 1 }
+        try await cast.startSession(with: device)
+        let player = try #require(cast.player)
+        try await player.loadItems(from: [Assets.movie(1)], with: CastLoadOptions(time: .seconds(30)))
+
+        // kill -9: the device stops answering and mDNS withdraws it.
+        connector.register(nil, at: endpoint)
+        browser.remove(device)
+        await first.stop()
+        await connector.dropConnections()
+        try await waitUntil("the session waits 60 s before its first attempt") { log.reconnectDelays == [.seconds(60)] }
+        try await waitUntil("the browser no longer lists the device") { cast.devices.isEmpty }
+        #expect(connector.attempts.count == 1)
+
+        // It restarts at the same address and announces itself again.
+        let restarted = ConnectionLossTests.receiver(for: device, id: id)
+        connector.register(restarted, at: endpoint)
+        browser.add(device)
+        try await waitUntil("the session resumed without the clock moving") {
+            log.resumed != nil || log.endReason != nil || log.resumeFailure != nil
+        }
+        #expect(log.endReason == nil)
+        #expect(log.resumeFailure == nil)
+        #expect(log.reconnectDelays == [.seconds(60)], "one wait, cut short")
+        #expect(connector.attempts == ["\(endpoint)", "\(endpoint)"])
+        try await waitUntil("the restarted receiver plays the item") { player.mediaStatus?.media?.metadata?.title == "Movie 1" }
+        await cast.endSession()
+        await restarted.stop()
+    }
+
+    /// The lab's case: the device restarts at a new address while an attempt is connecting to the old
+    /// one, which nobody holds any more, so that connect would wait out its whole timeout. The
+    /// announcement at the new address abandons it and the session goes on there at once (here the
+    /// old attempt would never end: without this, the test fails).
+    @Test func anAttemptToTheOldAddressIsAbandonedWhenTheDeviceIsAnnouncedAtANewOne() async throws {
+        let clock = ManualClock()
+        let id = UUID()
+        let old = Self.device(id, at: "10.0.0.5", port: 8009)
+        let moved = Self.device(id, at: "10.0.0.9", port: 8010)
+        let oldEndpoint = try #require(old.preferredEndpoint), newEndpoint = try #require(moved.preferredEndpoint)
+        let first = ConnectionLossTests.receiver(for: old, id: id)
+        let connector = EndpointConnector()
+        connector.register(first, at: oldEndpoint)
+        let browser = FakeBrowser()
+        let policy = CastReconnectPolicy(maxAttempts: 5, initialDelay: .seconds(1), maxDelay: .seconds(1), jitter: 0)
+        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), browser: browser, connector: connector, clock: clock)
+        let log = EventLog(cast)
+        browser.add(old)
+        try await waitUntil("the browser lists the device") { cast.devices.count == 1 }
+        try await cast.startSession(with: old)
+        let player = try #require(cast.player)
+        try await player.loadItems(from: [Assets.movie(1)])
+
+        connector.register(nil, at: oldEndpoint)
+        connector.silence(oldEndpoint)
+        browser.remove(old)
+        await first.stop()
+        await connector.dropConnections()
+        try await waitUntil("the first back-off sleeps") { log.reconnectDelays == [.seconds(1)] && clock.sleeperCount >= 1 }
+        await clock.advance(by: .seconds(1))
+        try await waitUntil("attempt 1 connects to the old address") { connector.attempts.count == 2 }
+
+        let restarted = ConnectionLossTests.receiver(for: moved, id: id)
+        connector.register(restarted, at: newEndpoint)
+        browser.add(moved)
+        try await waitUntil("the session resumed at the new address") {
+            log.resumed != nil || log.endReason != nil || log.resumeFailure != nil
+        }
+        #expect(log.endReason == nil)
+        #expect(log.resumeFailure == nil)
+        #expect(connector.attempts == ["\(oldEndpoint)", "\(oldEndpoint)", "\(newEndpoint)"])
+        #expect(cast.currentDevice?.endpoints == moved.endpoints)
         await cast.endSession()
         await restarted.stop()
     }

@@ -143,6 +143,29 @@ struct CastctlWatchTests {
         _ = await restarted.child.terminate()
     }
 
+    /// pychromecast (Debian's, a sender we did not write) starts a song; `castctl watch` started
+    /// afterwards prints it at once. A receiver sends nothing to a sender that only connects, so watch
+    /// must ask (GET_STATUS on joining); before it did, it printed `null` until something changed.
+    @Test(.enabled(if: Peers.inCI || Peers.hasDebianPychromecast, "needs Debian's python3-pychromecast"))
+    func watchPrintsWhatAnotherSenderPlaysWhenItJoins() async throws {
+        let receiver = try await CastctlConnectionLossTests().startReceiver()
+        let loaded = try await MPRISInteropTests().otherSender("load", receiver: receiver)
+        #expect(loaded["status"]?["playerState"] == "PLAYING")
+        let watch = try ChildProcess(TestPaths.program("castctl"), [
+            "watch", "--json", "--host", "127.0.0.1", "--port", String(receiver.port)])
+        let guardTask = watchdog(watch, seconds: 120)
+        let line = await watch.waitForLine { line in
+            guard let value = try? JSONValue(parsing: line) else { return false }
+            return value["event"] == "mediaStatus" && value["status"] != .null
+        }
+        let status = line.flatMap { try? JSONValue(parsing: $0) }?["status"]
+        #expect(status?["playerState"] == "PLAYING", "\(watch.output) \(watch.errorOutput)")
+        #expect(status?["media"]?["contentId"] == "http://127.0.0.1:9/song1.mp3", "\(watch.output)")
+        guardTask.cancel()
+        #expect(await watch.terminate(signal: SIGINT) == 0, "\(watch.errorOutput)")
+        _ = await receiver.child.terminate()
+    }
+
     @Test func watchExitsWithTheLossStatusWhenTheDeviceStaysAway() async throws {
         let receiver = try await CastctlConnectionLossTests().startReceiver()
         let watch = try ChildProcess(TestPaths.program("castctl"), [

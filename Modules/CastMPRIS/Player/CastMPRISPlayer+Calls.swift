@@ -1,5 +1,6 @@
 import Castor
 import CastMedia
+import CastQueue
 import Foundation
 
 extension CastMPRISPlayer {
@@ -94,13 +95,33 @@ extension CastMPRISPlayer {
             case .goTo(let id):
                 if let item = player.items.first(where: { $0.id == id }) { try await player.setCurrentItem(item) }
             case .tracksMetadata(let tracks):
-                return .success([tracksMetadata(tracks.prefix(max(1, configuration.maxTracks)), player: player, state: state)])
+                let asked = tracks.prefix(max(1, configuration.maxTracks))
+                await fetchMissing(asked, player: player, state: state)
+                return .success([tracksMetadata(asked, player: player, state: state)])
             }
         } catch {
             return .failure(.failed(error.description))
         }
         return .success([])
     }
+
+    /// Fetches the queue items of `tracks` the sender has not fetched yet, batch by batch, so every
+    /// track asked about gets its title. No batch starts after ``trackFetchBudget`` (a D-Bus caller
+    /// waits 25 s by default; each batch is bounded by the session's request timeout): a track still
+    /// missing then is answered with its id only, as is one whose batch failed.
+    private func fetchMissing(_ tracks: ArraySlice<String>, player: CastPlayer, state: MPRISState) async {
+        let ids = Set(tracks.compactMap { state.itemIds[$0] })
+        let missing = player.items.filter { ids.contains($0.id) && !$0.isFetched }
+        let elapsed = stopwatch
+        let started = elapsed()
+        for start in stride(from: 0, to: missing.count, by: QueueModelState.batchSize) {
+            guard elapsed() - started < Self.trackFetchBudget else { return }
+            try? await player.fetchItems(Array(missing[start..<min(missing.count, start + QueueModelState.batchSize)]))
+        }
+    }
+
+    /// How long GetTracksMetadata goes on starting batches of items to fetch.
+    static let trackFetchBudget = Duration.seconds(10)
 
     /// `aa{sv}` for the known tracks among `tracks`, in the order asked (unknown ids are left out).
     private func tracksMetadata(_ tracks: ArraySlice<String>, player: CastPlayer, state: MPRISState) -> DBusValue {

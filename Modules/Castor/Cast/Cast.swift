@@ -151,12 +151,18 @@ public final class Cast: Observable, Sendable {
     }
 
     func updateDevices(_ devices: [CastDevice], explicit: Bool = false) {
-        let applied = state.withLock { state -> Bool in
-            if !explicit, state.explicitDevices != nil { return false }
+        let (applied, link) = state.withLock { state -> (Bool, SessionLink?) in
+            if !explicit, state.explicitDevices != nil { return (false, nil) }
             state.devices = devices.sorted { ($0.friendlyName, $0.id) < ($1.friendlyName, $1.id) }
-            return true
+            return (true, state.link)
         }
-        if applied { changed(\.devices) }
+        guard applied else { return }
+        changed(\.devices)
+        // A session reconnecting to a device that discovery lists again tries at once.
+        if let link {
+            let id = link.device.id
+            link.discoveryListed(devices.first { $0.id == id })
+        }
     }
 
     /// The members of the current session's speaker group (empty unless there are more than one).

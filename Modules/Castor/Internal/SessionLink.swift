@@ -49,6 +49,12 @@ final class SessionLink: Sendable {
         var monitor: Task<Void, Never>?
         /// The user's channel plugins (`Cast.add(_:)`), added to every connection of the session.
         var plugins: [any CastChannelPlugin] = []
+        /// The device's record as discovery last listed it (`nil`: not listed), and how many times it
+        /// changed: a back-off wait ends when it changes (see ``discoveryListed(_:)``).
+        var discovered: CastDevice?
+        var discoveryChanges = 0
+        /// A back-off wait in progress, ended by a discovery change or by cancellation.
+        var announcementWaiter: CheckedContinuation<Void, Never>?
     }
     private let state: Mutex<State>
 
@@ -60,6 +66,7 @@ final class SessionLink: Sendable {
          logger: Logger, plugins: [any CastChannelPlugin] = []) {
         var initial = State(device: device)
         initial.plugins = plugins
+        initial.discovered = locate(device.id)
         state = Mutex(initial)
         self.locate = locate
         self.configuration = configuration
@@ -324,6 +331,8 @@ final class SessionLink: Sendable {
         }
         let timeLeft = policy.timeout.map { Self.countdown(on: clock, from: $0) }
         var attempt = 0
+        var announcedRetries = 0
+        var retryNow = false
         var launchedSessionId: String?
         while attempt < policy.maxAttempts {
             attempt += 1
@@ -337,21 +346,40 @@ final class SessionLink: Sendable {
                 }
                 delay = min(delay, left)
             }
+            if retryNow { delay = .zero }
+            // Counted before anyone hears of the wait, so an announcement right after it is not missed.
+            let discoveryChanges = state.withLock { $0.discoveryChanges }
             broadcaster.yield(.state(.reconnecting(attempt: attempt)))
             broadcaster.yield(.reconnecting(attempt: attempt, delay: delay))
-            do {
-                try await clock.sleep(for: delay)
-            } catch {
-                return
+            if !retryNow {
+                switch await backOff(for: delay, endingEarlyAfter: discoveryChanges) {
+                case .cancelled: return
+                case .elapsed: break
+                case .announced:
+                    logger.info("Discovery announced \(device.friendlyName) again: attempt \(attempt) starts now")
+                }
             }
+            retryNow = false
             if state.withLock({ $0.closing }) { return }
             relocate()
             let connection: CastConnection
-            do {
-                connection = try await connect()
-            } catch {
+            switch await connectUnlessAnnounced(after: state.withLock { $0.discoveryChanges }) {
+            case .connected(let made): connection = made
+            case .failed(let error):
                 lastError = error
                 continue
+            case .announced:
+                // The attempt went to the record discovery has just replaced (a device back at a new
+                // address: a connect there waits out its whole timeout). Try the new record now.
+                logger.info("Discovery announced \(device.friendlyName) anew during attempt \(attempt): trying again at once")
+                lastError = CastError(code: .connectionLost, message: "Discovery announced \(device.friendlyName) anew during an attempt")
+                announcedRetries += 1
+                // The abandoned attempt does not count, a few times over (the timeout still bounds the loop).
+                if announcedRetries <= Self.announcedRetriesMax { attempt -= 1 }
+                retryNow = true
+                continue
+            case .cancelled:
+                return
             }
             let status = connection.receiverStatus
             if let app = status?.applications.first(where: { $0.sessionId == sessionId }) {
@@ -407,6 +435,107 @@ final class SessionLink: Sendable {
                          + (policy.timeout.map { " in \($0)" } ?? "") + ": \(lastError.message)", cause: lastError))
     }
 
+    /// Discovery's list changed; `record` is the device's entry in it now (`nil`: not listed). A
+    /// device that restarts announces itself again over mDNS (it went away, or its address or port
+    /// changed), so a back-off wait in progress ends and the next attempt starts at once instead of
+    /// sleeping past the moment the device is back.
+    func discoveryListed(_ record: CastDevice?) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard record != state.discovered else { return nil }
+            state.discovered = record
+            // Gone from the list is no reason to try now; back again (or moved) is.
+            guard record != nil else { return nil }
+            state.discoveryChanges += 1
+            defer { state.announcementWaiter = nil }
+            return state.announcementWaiter
+        }
+        waiter?.resume()
+    }
+
+    enum BackOffEnd { case elapsed, announced, cancelled }
+
+    enum AttemptEnd: Sendable {
+        case connected(CastConnection)
+        case failed(CastError)
+        case announced
+        case cancelled
+    }
+
+    /// Attempts abandoned for a fresh announcement that do not count against the policy's attempts;
+    /// past this many, each one counts (a device announcing itself over and over cannot keep the
+    /// session reconnecting for ever; the policy's timeout bounds it in any case).
+    static let announcedRetriesMax = 3
+
+    /// Connects, unless discovery lists the device anew first (more than `changes` changes): the
+    /// attempt to the old record is then abandoned, and a connection it still makes is closed.
+    private func connectUnlessAnnounced(after changes: Int) async -> AttemptEnd {
+        let outcome = FirstOutcome<AttemptEnd>()
+        let attempt = Task { [self] in
+            do throws(CastError) {
+                let connection = try await connect()
+                if !outcome.offer(.connected(connection)) { await connection.close() }
+            } catch {
+                outcome.offer(.failed(error))
+            }
+        }
+        let watcher = Task { [self] in
+            await announcement(after: changes)
+            if !Task.isCancelled { outcome.offer(.announced) }
+        }
+        let end = await withTaskCancellationHandler {
+            await outcome.value
+        } onCancel: {
+            outcome.offer(.cancelled)
+        }
+        watcher.cancel()
+        if case .announced = end { attempt.cancel() }
+        if case .cancelled = end { attempt.cancel() }
+        return end
+    }
+
+    /// Waits `delay` on the clock, or less when discovery lists the device anew (more than
+    /// `changes` changes in all).
+    private func backOff(for delay: Duration, endingEarlyAfter changes: Int) async -> BackOffEnd {
+        await withTaskGroup(of: BackOffEnd.self) { group in
+            group.addTask { [clock] in
+                do {
+                    try await clock.sleep(for: delay)
+                    return .elapsed
+                } catch {
+                    return .cancelled
+                }
+            }
+            group.addTask { [self] in
+                await announcement(after: changes)
+                return Task.isCancelled ? .cancelled : .announced
+            }
+            let first = await group.next() ?? .cancelled
+            group.cancelAll()
+            // The outer task's cancellation wins over whichever child ended first.
+            return Task.isCancelled ? .cancelled : first
+        }
+    }
+
+    /// Returns once discovery changed more than `changes` times, or when the task is cancelled.
+    private func announcement(after changes: Int) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.discoveryChanges != changes || Task.isCancelled { return true }
+                    state.announcementWaiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.announcementWaiter = nil }
+                return state.announcementWaiter
+            }
+            waiter?.resume()
+        }
+    }
+
     /// Takes the device's current record from discovery when it lists the device (by id) with an
     /// address; logs when the address changed.
     private func relocate() {
@@ -430,5 +559,42 @@ final class SessionLink: Sendable {
         guard first else { return }
         if let error { broadcaster.yield(.ended(error)) }
         broadcaster.finish()
+    }
+}
+
+/// The first of several competing outcomes: ``offer(_:)`` keeps only the first value, ``value``
+/// waits for it (one waiter).
+final class FirstOutcome<Value: Sendable>: Sendable {
+    private struct State {
+        var value: Value?
+        var waiter: CheckedContinuation<Value, Never>?
+    }
+    private let state = Mutex(State())
+
+    /// Records `value` unless one was recorded before; whether it was recorded.
+    @discardableResult
+    func offer(_ value: Value) -> Bool {
+        let (recorded, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Value, Never>?) in
+            guard state.value == nil else { return (false, nil) }
+            state.value = value
+            defer { state.waiter = nil }
+            return (true, state.waiter)
+        }
+        waiter?.resume(returning: value)
+        return recorded
+    }
+
+    /// The first value offered.
+    var value: Value {
+        get async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
+                let now = state.withLock { state -> Value? in
+                    if let value = state.value { return value }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        }
     }
 }

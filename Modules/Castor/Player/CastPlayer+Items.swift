@@ -35,6 +35,29 @@ extension CastPlayer {
         }
     }
 
+    /// Fetches the items among `items` that are not fetched yet, at most ``QueueModelState/batchSize``
+    /// ids per QUEUE_GET_ITEMS, and waits. Each item's ``CastPlayerItem/asset`` is set as its batch
+    /// arrives. Code that needs many items at once (an MPRIS track list, a playlist dump) calls this
+    /// instead of ``CastPlayerItem/fetch()`` on each; every batch is bounded by the request timeout.
+    /// - Throws: ``CastError`` from the first batch that failed; the items of earlier batches stay fetched.
+    public func fetchItems(_ items: [CastPlayerItem]) async throws(CastError) {
+        var seen = Set<Int>()
+        let missing = items.filter { !$0.isFetched && seen.insert($0.id).inserted }
+        for start in stride(from: 0, to: missing.count, by: QueueModelState.batchSize) {
+            let batch = Array(missing[start..<min(missing.count, start + QueueModelState.batchSize)])
+            let fetched: [QueueItem]
+            do {
+                fetched = try await media.queueFetchItems(batch.map(\.id))
+            } catch {
+                throw CastError(error)
+            }
+            for item in fetched {
+                guard let id = item.itemId, let target = batch.first(where: { $0.id == id }) else { continue }
+                target.update(item)
+            }
+        }
+    }
+
     // MARK: Load
 
     /// Loads a queue of assets, replacing the current one, and waits for the receiver.
