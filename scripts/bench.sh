@@ -7,7 +7,8 @@
 # against TLS 1.2), prints one table and writes bench/results.json.
 # Knobs (environment): BENCH_ROUNDS (alternations, default 5), BENCH_CONNECT_RUNS (connects per
 # contender per round, 20), BENCH_SEEK_ROUNDS (3), BENCH_SEEKS (SEEKs per contender per round, 1000),
-# BENCH_DEVICES (1000), BENCH_DECODE_ROUNDS (3), CASTOR_PYTHON (the venv's python).
+# BENCH_DEVICES (1000), BENCH_DECODE_ROUNDS (3), BENCH_THROUGHPUT_DEVICES (100), BENCH_THROUGHPUT_SECONDS (5),
+# BENCH_THROUGHPUT_ROUNDS (2), CASTOR_PYTHON (the venv's python).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,9 @@ SEEK_ROUNDS=${BENCH_SEEK_ROUNDS:-3}
 SEEKS=${BENCH_SEEKS:-1000}
 DEVICES=${BENCH_DEVICES:-1000}
 DECODE_ROUNDS=${BENCH_DECODE_ROUNDS:-3}
+THROUGHPUT_DEVICES=${BENCH_THROUGHPUT_DEVICES:-100}
+THROUGHPUT_SECONDS=${BENCH_THROUGHPUT_SECONDS:-5}
+THROUGHPUT_ROUNDS=${BENCH_THROUGHPUT_ROUNDS:-2}
 FIXTURE=Tests/Benchmarks/media_status.json
 PYBENCH=Tests/Benchmarks/pychromecast_bench.py
 
@@ -126,6 +130,14 @@ command -v taskset >/dev/null && pin=(taskset -c 0)
 for round in $(seq 1 "$DECODE_ROUNDS"); do
     record ours_decode "$round" "${pin[@]}" "$BIN" decode --fixture "$FIXTURE"
     record py_decode "$round" "${pin[@]}" "$PYTHON" "$PYBENCH" decode --fixture "$FIXTURE"
+done
+
+echo "== 6. throughput: $THROUGHPUT_DEVICES devices, SEEKs back to back for $THROUGHPUT_SECONDS s: $THROUGHPUT_ROUNDS rounds" >&2
+serve --count "$THROUGHPUT_DEVICES" --latency-ms 0
+tports=$("$PYTHON" -c 'import json,sys; print(",".join(map(str, json.loads(sys.argv[1])["ports"])))' "$READY")
+for round in $(seq 1 "$THROUGHPUT_ROUNDS"); do
+    record ours_throughput "$round" "$BIN" throughput --ports "$tports" --seconds "$THROUGHPUT_SECONDS" --auth off
+    record py_throughput "$round" "$PYTHON" "$PYBENCH" throughput --ports "$tports" --seconds "$THROUGHPUT_SECONDS"
 done
 
 echo "== 3. $DEVICES devices held at once (receivers in another process)" >&2

@@ -16,7 +16,7 @@ extension CastConnection {
         let authenticator = CastDeviceAuthenticator(trustStore: configuration.deviceAuthTrustStore, policy: policy)
         let challenge = authenticator.makeChallenge()
         let reply = ReplyPromise<CastMessage>()
-        state.withLock { $0.deviceAuthReply = reply }
+        state.withLock { $0.machine.awaitDeviceAuth(reply) }
         var message = challenge.message
         message.sourceId = configuration.senderId
         try await send(message)
@@ -33,7 +33,7 @@ extension CastConnection {
             answer = try await reply.value()
         } catch where error.code == .timeout {
             waiter.cancel()
-            state.withLock { $0.deviceAuthReply = nil }
+            state.withLock { $0.machine.deviceAuthWaitEnded() }
             if budgetCutsIn {
                 // Nothing is left for GET_STATUS either: the device is not answering in time.
                 throw CastChannelError(
@@ -45,9 +45,9 @@ extension CastConnection {
             answer = nil
         }
         waiter.cancel()
-        state.withLock { $0.deviceAuthReply = nil }
+        state.withLock { $0.machine.deviceAuthWaitEnded() }
         let status = authenticator.evaluate(reply: answer, to: challenge, peerCertificateDER: peerCertificateDER, now: Date())
-        state.withLock { $0.deviceAuthStatus = status }
+        state.withLock { $0.machine.deviceAuthStatus = status }
         eventBroadcaster.yield(.deviceAuthenticated(status))
         switch status {
         case .verified(let result): logger.debug("Device is genuine: \(result.deviceCommonName)")

@@ -12,18 +12,17 @@ extension CastConnection {
         }
         let (stream, mailbox) = AsyncStream<PluginCall>.makeStream()
         let key = ObjectIdentifier(plugin)
-        let (added, status, running) = state.withLock { state -> (Bool, ReceiverStatus?, Bool) in
-            let clash = state.plugins.values.contains {
-                $0.plugin.namespace == plugin.namespace && $0.plugin.endpoint == plugin.endpoint
+        let handle = PluginHandle(key: key, plugin: plugin, mailbox: mailbox)
+        var refusal: CastChannelError?
+        let actions = machine { machine in
+            do throws(CastChannelError) {
+                return try machine.add(handle, key: key, namespace: plugin.namespace.rawValue, endpoint: plugin.endpoint)
+            } catch {
+                refusal = error
+                return []
             }
-            guard state.plugins[key] == nil, !clash else { return (false, nil, false) }
-            state.plugins[key] = PluginSlot(plugin: plugin, mailbox: mailbox, context: nil)
-            if case .running = state.phase { return (true, state.receiverStatus, true) }
-            return (true, nil, false)
         }
-        guard added else {
-            throw CastChannelError(code: .invalidNamespace, message: "A channel for \(plugin.namespace) is already added")
-        }
+        if let refusal { throw refusal }
         let consumer = Task { [weak self] in
             for await call in stream {
                 switch call {
@@ -33,35 +32,27 @@ extension CastConnection {
                 case .message(let context, let message):
                     await plugin.channel(context, didReceive: message)
                 case .disconnect(let context, let reason):
-                    self?.state.withLock { state in
-                        if state.plugins[key]?.deliveredContext?.transportId == context.transportId {
-                            state.plugins[key]?.deliveredContext = nil
-                        }
-                    }
+                    self?.state.withLock { $0.machine.disconnectDelivered(key: key, link: Self.link(of: context)) }
                     await plugin.channelDidDisconnect(context, reason: reason)
                 }
             }
         }
-        state.withLock { $0.tasks.append(consumer) }
-        guard running else { return }
-        if plugin.endpoint == .platform {
-            await connectPlatformPlugins()
-        } else if let status {
-            await reconcilePlugins(with: status)
-        }
+        state.withLock { $0.consumers.append(consumer) }
+        await perform(actions)
     }
 
     /// Removes a plugin; it is told ``CastChannelDisconnectReason/removed`` if it was connected.
     public func remove(_ plugin: any CastChannelPlugin) {
-        guard let slot = state.withLock({ $0.plugins.removeValue(forKey: ObjectIdentifier(plugin)) }) else { return }
-        if let context = slot.context { slot.mailbox.yield(.disconnect(context, .removed)) }
-        slot.mailbox.finish()
+        performNow(machine { $0.remove(key: ObjectIdentifier(plugin)) })
     }
 
     /// The context of a connected plugin, available as soon as the connection has connected it,
     /// even before the plugin's ``CastChannelPlugin/channelDidConnect(_:)`` has run.
     public func context(for plugin: any CastChannelPlugin) -> CastChannelContext? {
-        state.withLock { $0.plugins[ObjectIdentifier(plugin)]?.context }
+        guard let link = state.withLock({ $0.machine.link(for: ObjectIdentifier(plugin)) }) else { return nil }
+        return CastChannelContext(
+            namespace: plugin.namespace, transportId: link.transportId, sessionId: link.sessionId,
+            senderId: configuration.senderId, connection: self)
     }
 
     /// Waits until `plugin` is connected and its ``CastChannelPlugin/channelDidConnect(_:)`` has
@@ -72,20 +63,14 @@ extension CastConnection {
     public func waitUntilConnected(_ plugin: any CastChannelPlugin, timeout: Duration? = nil) async throws(CastChannelError) -> CastChannelContext {
         let key = ObjectIdentifier(plugin)
         let promise = ReplyPromise<CastChannelContext>()
-        let ready = try state.withLock { state throws(CastChannelError) -> CastChannelContext? in
-            guard case .running = state.phase else {
-                if case .closed(let reason) = state.phase, let reason { throw reason }
-                if case .idle = state.phase {} else { throw CastChannelError(code: .closed, message: "The connection is closed") }
-                return nil
-            }
-            guard state.plugins[key] != nil else {
-                throw CastChannelError(code: .notConnected, message: "\(plugin.namespace) was never added to this connection")
-            }
-            if let delivered = state.plugins[key]?.deliveredContext { return delivered }
-            state.plugins[key]?.connectWaiters.append(promise)
-            return nil
+        let ready = try state.withLock { state throws(CastChannelError) in
+            try state.machine.waitUntilConnected(key: key, namespace: plugin.namespace.rawValue, waiter: promise)
         }
-        if let ready { return ready }
+        if let ready {
+            return CastChannelContext(
+                namespace: plugin.namespace, transportId: ready.transportId, sessionId: ready.sessionId,
+                senderId: configuration.senderId, connection: self)
+        }
         let limit = timeout ?? configuration.requestTimeout
         let timer = self.timer
         let deadline = timer.elapsed() + limit
@@ -98,95 +83,40 @@ extension CastConnection {
         return try await promise.value()
     }
 
+    /// Waits until every plugin has been told this connection ended: each plugin's mailbox
+    /// finishes when the connection closes or is lost (or the plugin is removed), and its task
+    /// ends once ``CastChannelPlugin/channelDidDisconnect(_:reason:)`` has returned.
+    ///
+    /// Plugins that outlive a connection (a session's media channel, reconnected on a new
+    /// connection) await this so that the old connection's disconnect cannot reach them after the
+    /// new connection's connect.
+    /// - Parameter timeout: the longest wait.
+    /// - Returns: `false` when `timeout` passed first (a plugin is still in its callbacks).
+    package func waitUntilPluginsDisconnected(timeout: Duration) async -> Bool {
+        let consumers = state.withLock { $0.consumers }
+        let done = ReplyPromise<Bool>()
+        let timer = self.timer
+        let deadline = timer.elapsed() + timeout
+        let watchdog = Task {
+            do { try await timer.sleepUntil(deadline) } catch { return }
+            done.fulfil(.success(false))
+        }
+        let drain = Task {
+            for consumer in consumers { await consumer.value }
+            done.fulfil(.success(true))
+        }
+        defer {
+            watchdog.cancel()
+            drain.cancel()
+        }
+        return (try? await done.value()) ?? false
+    }
+
     func connectDelivered(_ key: ObjectIdentifier, context: CastChannelContext) {
-        let waiters = state.withLock { state -> [ReplyPromise<CastChannelContext>] in
-            guard state.plugins[key]?.context?.transportId == context.transportId else { return [] }
-            state.plugins[key]?.deliveredContext = context
-            defer { state.plugins[key]?.connectWaiters.removeAll() }
-            return state.plugins[key]?.connectWaiters ?? []
-        }
-        for waiter in waiters { waiter.fulfil(.success(context)) }
+        performNow(machine { $0.connectDelivered(key: key, link: Self.link(of: context)) })
     }
 
-    /// Connects every platform plugin that is not yet connected.
-    func connectPlatformPlugins() async {
-        let pending = state.withLock { state in
-            state.plugins.filter { $0.value.plugin.endpoint == .platform && $0.value.context == nil }.map(\.key)
-        }
-        for key in pending {
-            connect(key, transportId: CastEndpoint.platform, sessionId: nil)
-        }
-    }
-
-    /// Connects plugins whose app is running and disconnects those whose app is gone.
-    func reconcilePlugins(with status: ReceiverStatus) async {
-        let liveTransports = Set(status.applications.map(\.transportId))
-        // Plugins whose app left the status.
-        let (gone, goneEndpoints) = state.withLock { state -> ([PluginSlot], Set<String>) in
-            var gone: [PluginSlot] = []
-            var endpoints: Set<String> = []
-            for (key, slot) in state.plugins {
-                guard slot.plugin.endpoint == .application, let context = slot.context,
-                    !liveTransports.contains(context.transportId)
-                else { continue }
-                gone.append(slot)
-                endpoints.insert(context.transportId)
-                state.plugins[key]?.context = nil
-            }
-            for endpoint in state.virtualConnections where endpoint != CastEndpoint.platform && !liveTransports.contains(endpoint) {
-                endpoints.insert(endpoint)
-            }
-            state.virtualConnections.subtract(endpoints)
-            return (gone, endpoints)
-        }
-        for slot in gone {
-            if let context = slot.context { slot.mailbox.yield(.disconnect(context, .appStopped)) }
-        }
-        for endpoint in goneEndpoints {
-            let entries = state.withLock { $0.tracker.removeAll(destinationId: endpoint) }
-            let error = CastChannelError(code: .appClosed, message: "The app at \(endpoint) stopped")
-            for entry in entries { entry.waiter.fulfil(.failure(error)) }
-            eventBroadcaster.yield(.appClosed(transportId: endpoint))
-        }
-        // Plugins whose app is now running.
-        let pending = state.withLock { state in
-            state.plugins.filter { $0.value.plugin.endpoint == .application && $0.value.context == nil }
-                .map { ($0.key, $0.value.plugin.namespace) }
-        }
-        for (key, namespace) in pending {
-            guard let app = status.applications.first(where: { $0.supports(namespace) }) else { continue }
-            do {
-                try await ensureVirtualConnection(to: app.transportId)
-            } catch {
-                logger.warning("Cannot connect \(namespace) to \(app.transportId): \(error)")
-                continue
-            }
-            connect(key, transportId: app.transportId, sessionId: app.sessionId)
-        }
-    }
-
-    private func connect(_ key: ObjectIdentifier, transportId: String, sessionId: String?) {
-        let slot: PluginSlot? = state.withLock { state in
-            guard var slot = state.plugins[key], slot.context == nil else { return nil }
-            let context = CastChannelContext(
-                namespace: slot.plugin.namespace, transportId: transportId, sessionId: sessionId,
-                senderId: configuration.senderId, connection: self)
-            slot.context = context
-            state.plugins[key] = slot
-            return slot
-        }
-        if let slot, let context = slot.context { slot.mailbox.yield(.connect(context)) }
-    }
-
-    /// Hands a message to the plugins connected to its namespace and source.
-    func deliverToPlugins(_ message: CastChannelMessage) {
-        let targets = state.withLock { state in
-            state.plugins.values.filter {
-                $0.plugin.namespace.rawValue == message.namespace && $0.context?.transportId == message.sourceId
-            }
-        }
-        for slot in targets {
-            if let context = slot.context { slot.mailbox.yield(.message(context, message)) }
-        }
+    static func link(of context: CastChannelContext) -> Machine.Link {
+        Machine.Link(transportId: context.transportId, sessionId: context.sessionId)
     }
 }

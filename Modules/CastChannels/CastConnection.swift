@@ -19,19 +19,11 @@ import Synchronization
 /// When the device goes away, every request in flight fails at once with
 /// ``CastChannelError/Code/connectionLost``; it does not wait for its deadline.
 public final class CastConnection: Sendable {
-    enum Phase: Sendable {
-        case idle, running, closed(CastChannelError?)
-    }
-
-    struct PluginSlot: Sendable {
+    /// The shell's handle on one plugin: the plugin and the mailbox its task reads.
+    struct PluginHandle: Sendable {
+        let key: ObjectIdentifier
         let plugin: any CastChannelPlugin
         let mailbox: AsyncStream<PluginCall>.Continuation
-        /// The context once the connection has connected the plugin.
-        var context: CastChannelContext?
-        /// The context once the plugin's `channelDidConnect` has returned.
-        var deliveredContext: CastChannelContext?
-        /// Tasks waiting in ``CastConnection/waitUntilConnected(_:timeout:)``.
-        var connectWaiters: [ReplyPromise<CastChannelContext>] = []
     }
 
     enum PluginCall: Sendable {
@@ -40,22 +32,24 @@ public final class CastConnection: Sendable {
         case disconnect(CastChannelContext, CastChannelDisconnectReason)
     }
 
+    enum MachineTypes: ConnectionStateMachineTypes {
+        typealias Reply = ReplyPromise<CastChannelMessage>
+        typealias Plugin = PluginHandle
+        typealias ConnectWaiter = ReplyPromise<CastChannelContext>
+        typealias AuthWaiter = ReplyPromise<CastMessage>
+    }
+    typealias Machine = ConnectionStateMachine<MachineTypes>
+
+    /// The protocol logic, and the tasks that run it: the shell around the machine.
     struct State: Sendable {
-        var phase = Phase.idle
-        var tracker: RequestTracker<ReplyPromise<CastChannelMessage>>
-        var virtualConnections: Set<String> = []
-        var plugins: [ObjectIdentifier: PluginSlot] = [:]
-        var receiverStatus: ReceiverStatus?
-        var heartbeat: HeartbeatStateMachine
+        var machine: Machine
+        /// The read loop and the heartbeat, cancelled when the connection ends.
         var tasks: [Task<Void, Never>] = []
-        var deviceAuthStatus = CastDeviceAuthStatus.notChecked
-        var deviceAuthReply: ReplyPromise<CastMessage>?
-        /// The one task that fails requests whose deadline passed, and when it next wakes.
+        /// The plugins' mailbox tasks: not cancelled when the connection ends, so each plugin is
+        /// told of the end; they finish with their mailboxes.
+        var consumers: [Task<Void, Never>] = []
+        /// The one task sleeping until the machine's earliest request deadline.
         var deadlineTask: Task<Void, Never>?
-        var deadlineWake: Duration?
-        var deadlineGeneration = 0
-        /// The last message parsed early on the transport's I/O thread, for the read loop to reuse.
-        var earlyParsed: (message: CastMessage, parsed: CastChannelMessage)?
     }
 
     /// The transport underneath.
@@ -80,8 +74,9 @@ public final class CastConnection: Sendable {
     ///   - configuration: ids, timers and deadlines.
     ///   - clock: the clock every timer uses (inject a manual clock in tests).
     ///   - logger: where protocol events are logged.
-    ///   - peerCertificateDER: the device's TLS certificate for device authentication; taken from a
-    ///     `TLSCastTransport` by default. Without one, device authentication is skipped.
+    ///   - peerCertificateDER: the device's TLS certificate for device authentication; the
+    ///     transport's `peerCertificateDER` by default. Without one, device
+    ///     authentication is skipped.
     public init(
         transport: any CastTransport,
         configuration: CastConnectionConfiguration = .default,
@@ -90,21 +85,17 @@ public final class CastConnection: Sendable {
         peerCertificateDER: [UInt8]? = nil
     ) {
         self.transport = transport
-        self.peerCertificateDER = peerCertificateDER ?? (transport as? TLSCastTransport)?.peerCertificateDER
+        self.peerCertificateDER = peerCertificateDER ?? transport.peerCertificateDER
         self.configuration = configuration
         self.logger = logger
         let timer = CastTimer(clock)
         self.timer = timer
-        state = Mutex(
-            State(
-                tracker: RequestTracker(firstId: Int.random(in: 1...1_000_000)),
-                heartbeat: HeartbeatStateMachine(
-                    interval: configuration.heartbeatInterval, liveness: configuration.livenessTimeout,
-                    now: timer.elapsed())))
+        state = Mutex(State(machine: Machine(
+            configuration: configuration, firstRequestId: Int.random(in: 1...1_000_000), now: timer.elapsed())))
     }
 
     deinit {
-        for task in state.withLock({ $0.tasks + [$0.deadlineTask].compactMap { $0 } }) { task.cancel() }
+        for task in state.withLock({ $0.tasks + $0.consumers + [$0.deadlineTask].compactMap { $0 } }) { task.cancel() }
     }
 
     // MARK: - Lifecycle
@@ -119,14 +110,9 @@ public final class CastConnection: Sendable {
     /// - Throws: ``CastChannelError``; the connection is closed then.
     @discardableResult
     public func start() async throws(CastChannelError) -> ReceiverStatus {
-        let started: Bool = state.withLock { state in
-            guard case .idle = state.phase else { return false }
-            state.phase = .running
-            return true
-        }
-        guard started else { throw CastChannelError(code: .closed, message: "The connection was already started") }
+        try state.withLock { state throws(CastChannelError) in try state.machine.start() }
         if let observing = transport as? any CastInboundObservingTransport {
-            observing.observeInbound { [weak self] message in self?.completeRequestEarly(with: message) }
+            observing.observeInbound { [weak self] message in self?.receivedEarly(message) }
         }
         let reader = Task { [self] in await runReadLoop() }
         let heartbeat = Task { [self] in await runHeartbeat() }
@@ -136,7 +122,7 @@ public final class CastConnection: Sendable {
             try await authenticateDevice(until: deadline)
             try await ensureVirtualConnection(to: CastEndpoint.platform)
             let status = try await receiver.getStatus(timeout: max(deadline - timer.elapsed(), .zero))
-            await connectPlatformPlugins()
+            await perform(machine { $0.connectPlatformPlugins() })
             return status
         } catch {
             await close()
@@ -147,35 +133,22 @@ public final class CastConnection: Sendable {
     /// Closes every virtual connection (CLOSE), then the transport. Requests in flight fail with
     /// ``CastChannelError/Code/closed``; plugins are told ``CastChannelDisconnectReason/connectionClosed``.
     public func close() async {
-        let (wasRunning, connections) = state.withLock { state -> (Bool, Set<String>) in
-            guard case .running = state.phase else { return (false, []) }
-            return (true, state.virtualConnections)
-        }
-        if wasRunning {
-            for destination in connections.sorted(by: { a, _ in a != CastEndpoint.platform }) {
-                try? await transport.send(closeMessage(to: destination))
-            }
-        }
-        finish(with: nil, pluginReason: .connectionClosed)
+        await perform(machine { $0.close() })
         await transport.close()
     }
 
     /// Whether the connection is running (started and not closed or lost).
-    public var isRunning: Bool {
-        state.withLock { if case .running = $0.phase { return true } else { return false } }
-    }
+    public var isRunning: Bool { state.withLock { $0.machine.isRunning } }
 
     /// Why the connection ended: `nil` while running or after ``close()``.
-    public var closeReason: CastChannelError? {
-        state.withLock { if case .closed(let reason) = $0.phase { return reason } else { return nil } }
-    }
+    public var closeReason: CastChannelError? { state.withLock { $0.machine.closeReason } }
 
     /// The outcome of device authentication: `.notChecked` until ``start()`` has run it, when the
     /// policy is off, or when the transport has no TLS certificate.
-    public var deviceAuthStatus: CastDeviceAuthStatus { state.withLock { $0.deviceAuthStatus } }
+    public var deviceAuthStatus: CastDeviceAuthStatus { state.withLock { $0.machine.deviceAuthStatus } }
 
     /// The latest receiver status, if one has arrived.
-    public var receiverStatus: ReceiverStatus? { state.withLock { $0.receiverStatus } }
+    public var receiverStatus: ReceiverStatus? { state.withLock { $0.machine.receiverStatus } }
 
     /// Connection events from now on; each call gives an independent sequence, which finishes
     /// when the connection ends.
@@ -184,46 +157,119 @@ public final class CastConnection: Sendable {
     /// Every message received from now on, on any namespace; for tools and diagnostics.
     public var messages: AsyncStream<CastChannelMessage> { messageBroadcaster.subscribe() }
 
-    /// Ends the connection: fails requests, disconnects plugins, stops timers, publishes `.closed`.
-    func finish(with error: CastChannelError?, pluginReason: CastChannelDisconnectReason) {
-        let (entries, slots, tasks) = state.withLock { state -> ([RequestTracker<ReplyPromise<CastChannelMessage>>.Entry], [PluginSlot], [Task<Void, Never>]) in
-            guard case .running = state.phase else {
-                if case .idle = state.phase { state.phase = .closed(error) }
-                return ([], [], [])
+    // MARK: - Running the machine
+
+    /// Runs one input of the machine under the lock. Timer actions are carried out there too, so
+    /// that two inputs cannot arm the deadline out of order; the rest is returned to perform.
+    func machine(_ body: (inout Machine) -> [Machine.Action]) -> [Machine.Action] {
+        state.withLock { state in
+            var actions = body(&state.machine)
+            actions.removeAll { action in
+                switch action {
+                case .armDeadline(let wake):
+                    state.deadlineTask?.cancel()
+                    state.deadlineTask = Task { [weak self] in await self?.deadlineTimer(wake) }
+                    return true
+                case .cancelDeadline:
+                    state.deadlineTask?.cancel()
+                    state.deadlineTask = nil
+                    return true
+                default:
+                    return false
+                }
             }
-            state.phase = .closed(error)
-            let slots = Array(state.plugins.values)
-            state.plugins.removeAll()
-            state.virtualConnections.removeAll()
-            state.deadlineTask?.cancel()
-            state.deadlineTask = nil
-            state.deadlineWake = nil
-            defer { state.tasks.removeAll() }
-            return (state.tracker.removeAll(), slots, state.tasks)
+            return actions
         }
-        let failure = error ?? CastChannelError(code: .closed, message: "The connection was closed")
-        for entry in entries { entry.waiter.fulfil(.failure(failure)) }
-        for slot in slots {
-            if let context = slot.context { slot.mailbox.yield(.disconnect(context, pluginReason)) }
-            slot.mailbox.finish()
-            for waiter in slot.connectWaiters { waiter.fulfil(.failure(failure)) }
+    }
+
+    private func deadlineTimer(_ wake: Duration) async {
+        do { try await timer.sleepUntil(wake) } catch { return }
+        let now = timer.elapsed()
+        let peer = transport.peerDescription
+        performNow(machine { $0.deadlineReached(now: now, peer: peer) })
+    }
+
+    /// Carries out actions in order; writes are awaited before the next action (a CONNECT goes out
+    /// before the plugin it is for learns it is connected).
+    func perform(_ actions: [Machine.Action]) async {
+        for action in actions {
+            switch action {
+            case .send(let message):
+                do {
+                    try await transport.send(message)
+                } catch {
+                    logger.warning("Cannot send \(message.namespace) to \(message.destinationId): \(error)")
+                }
+            case .ended(_, closeTransport: true):
+                performNow([action])
+                await transport.close()
+            default:
+                performNow([action])
+            }
         }
-        for task in tasks { task.cancel() }
-        if !tasks.isEmpty || !slots.isEmpty || !entries.isEmpty || error != nil {
-            if let error { logger.warning("Cast connection ended: \(error)") }
+    }
+
+    /// Carries out actions that need no waiting (a write among them is queued on a task).
+    func performNow(_ actions: [Machine.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let message):
+                let transport = self.transport
+                Task { try? await transport.send(message) }
+            case .completeRequest(let reply, let message):
+                reply.fulfil(.success(message))
+            case .failRequest(let reply, let error):
+                reply.fulfil(.failure(error))
+            case .connectPlugin(let handle, let link):
+                handle.mailbox.yield(.connect(context(handle, link)))
+            case .deliver(let handle, let link, let message):
+                handle.mailbox.yield(.message(context(handle, link), message))
+            case .disconnectPlugin(let handle, let link, let reason):
+                handle.mailbox.yield(.disconnect(context(handle, link), reason))
+            case .finishPlugin(let handle):
+                handle.mailbox.finish()
+            case .resumeConnectWaiters(let handle, let waiters, let result):
+                let outcome = result.map { context(handle, $0) }
+                for waiter in waiters { waiter.fulfil(outcome) }
+            case .answerDeviceAuth(let waiter, let message):
+                waiter.fulfil(.success(message))
+            case .publish(let event):
+                eventBroadcaster.yield(event)
+            case .publishMessage(let message):
+                messageBroadcaster.yield(message)
+            case .armDeadline, .cancelDeadline:
+                // Carried out under the lock by ``machine(_:)``.
+                break
+            case .warn(let text):
+                logger.warning("\(text)")
+            case .ended(let error, _):
+                let tasks = state.withLock { state in
+                    defer {
+                        state.tasks.removeAll()
+                        state.deadlineTask = nil
+                    }
+                    return state.tasks + [state.deadlineTask].compactMap { $0 }
+                }
+                for task in tasks { task.cancel() }
+                eventBroadcaster.yield(.closed(error))
+                eventBroadcaster.finish()
+                messageBroadcaster.finish()
+            }
         }
-        eventBroadcaster.yield(.closed(error))
-        eventBroadcaster.finish()
-        messageBroadcaster.finish()
+    }
+
+    /// The context a plugin sends through on `link`.
+    func context(_ handle: PluginHandle, _ link: Machine.Link) -> CastChannelContext {
+        CastChannelContext(
+            namespace: handle.plugin.namespace, transportId: link.transportId, sessionId: link.sessionId,
+            senderId: configuration.senderId, connection: self)
     }
 
     // MARK: - Sending
 
     /// Sends a message as is.
     func send(_ message: CastMessage) async throws(CastChannelError) {
-        guard isRunning else {
-            throw closeReason ?? CastChannelError(code: .closed, message: "The connection is not running")
-        }
+        if let error = state.withLock({ $0.machine.notRunningError }) { throw error }
         do {
             try await transport.send(message)
         } catch let error as CastTransportError where error.code == .messageTooLarge {
@@ -234,34 +280,15 @@ public final class CastConnection: Sendable {
         }
     }
 
-    func closeMessage(to destination: String) -> CastMessage {
-        CastMessage(
-            sourceId: configuration.senderId, destinationId: destination, namespace: CastNamespace.connection.rawValue,
-            json: ["type": "CLOSE", "reasonCode": 5])
-    }
-
-    func connectMessage(to destination: String) -> CastMessage {
-        let version = JSONValue.string(configuration.senderVersion)
-        return CastMessage(
-            sourceId: configuration.senderId, destinationId: destination, namespace: CastNamespace.connection.rawValue,
-            json: [
-                "type": "CONNECT", "origin": [:], "userAgent": .string(configuration.userAgent), "connType": 0,
-                "senderInfo": [
-                    "sdkType": 2, "version": version, "browserVersion": version, "platform": 6,
-                    "connectionType": 1, "systemVersion": "Linux",
-                ],
-            ])
-    }
-
     /// Sends CONNECT to `destination` unless a virtual connection to it is already open.
     func ensureVirtualConnection(to destination: String) async throws(CastChannelError) {
-        let needed = state.withLock { $0.virtualConnections.insert(destination).inserted }
-        guard needed else { return }
-        do {
-            try await send(connectMessage(to: destination))
-        } catch {
-            _ = state.withLock { $0.virtualConnections.remove(destination) }
-            throw error
+        for case .send(let message) in machine({ $0.openVirtualConnection(to: destination) }) {
+            do {
+                try await send(message)
+            } catch {
+                state.withLock { $0.machine.virtualConnectionFailed(to: destination) }
+                throw error
+            }
         }
     }
 }

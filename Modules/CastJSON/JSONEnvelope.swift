@@ -40,3 +40,47 @@ package struct JSONEnvelope: Sendable, Hashable {
         requestId = read?.2
     }
 }
+
+extension JSONEnvelope {
+    /// The routing `type` of `bytes`: `type`, else `responseType`, when a string — read only as far
+    /// as needed (usually the first member), without checking the rest of the document.
+    ///
+    /// Unlike ``init(_:)`` the first `type` found wins and a document malformed after it still has
+    /// one; the message's JSON (parsed when asked for) is what says whether the document is valid.
+    package static func type(in bytes: some Collection<UInt8>) -> String? {
+        try? JSONPullReader.readPrefix(bytes) { reader throws(JSONError) -> String? in
+            guard try reader.peek() == .object else { return nil }
+            var responseType: String?
+            var more = try reader.beginObject()
+            while more {
+                let key = try reader.readKey()
+                switch members.index(of: key).flatMap(Member.init(rawValue:)) {
+                case .type:
+                    if let type = try reader.lenientString() { return type }
+                case .responseType: responseType = try reader.lenientString() ?? responseType
+                case .requestId, nil: try reader.skipValue()
+                }
+                more = try reader.endMember()
+            }
+            return responseType
+        }
+    }
+
+    /// The routing `requestId` of `bytes` (``JSONValue/intValue``'s rule), read only as far as the
+    /// member, without checking the rest of the document; the first one found wins.
+    package static func requestId(in bytes: some Collection<UInt8>) -> Int? {
+        try? JSONPullReader.readPrefix(bytes) { reader throws(JSONError) -> Int? in
+            guard try reader.peek() == .object else { return nil }
+            var more = try reader.beginObject()
+            while more {
+                let key = try reader.readKey()
+                if members.index(of: key).flatMap(Member.init(rawValue:)) == .requestId {
+                    return try reader.lenientDouble().flatMap { JSONValue.number($0).intValue }
+                }
+                try reader.skipValue()
+                more = try reader.endMember()
+            }
+            return nil
+        }
+    }
+}

@@ -97,6 +97,24 @@ package struct JSONPullReader {
         return try copy.withUnsafeBufferPointer { buffer in read(buffer: buffer, body) }.get()
     }
 
+    /// Runs `body` on a reader over `bytes` and stops where `body` stops: the rest of the document
+    /// is neither read nor checked. For reading a few leading members cheaply (routing); use
+    /// ``read(_:_:)`` when the document must be valid.
+    package static func readPrefix<Result>(
+        _ bytes: some Collection<UInt8>, _ body: (inout JSONPullReader) throws(JSONError) -> Result
+    ) throws(JSONError) -> Result {
+        let outcome: Swift.Result<Result, JSONError>? = bytes.withContiguousStorageIfAvailable { buffer in
+            var reader = JSONPullReader(buffer)
+            return Swift.Result<Result, JSONError> { () throws(JSONError) -> Result in try body(&reader) }
+        }
+        if let outcome { return try outcome.get() }
+        let copy = Array(bytes)
+        return try copy.withUnsafeBufferPointer { buffer in
+            var reader = JSONPullReader(buffer)
+            return Swift.Result<Result, JSONError> { () throws(JSONError) -> Result in try body(&reader) }
+        }.get()
+    }
+
     private static func read<Result>(
         buffer: UnsafeBufferPointer<UInt8>, _ body: (inout JSONPullReader) throws(JSONError) -> Result
     ) -> Swift.Result<Result, JSONError> {

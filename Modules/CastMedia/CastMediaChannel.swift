@@ -30,7 +30,6 @@ public final class CastMediaChannel: CastChannelPlugin {
         var position: MediaPositionTracker<AnyClockBox>
         /// The last MEDIA_STATUS text decoded and its result: a reply reaches both the request that
         /// awaited it and the plugin callback, and is decoded once.
-        var lastDecoded: (text: String, message: MediaStatusMessage?)?
         /// Replies already recorded by the request that awaited them but not yet seen by the plugin
         /// callback, oldest first (their texts). While one is pending, ``status`` is ahead of the
         /// messages the callback is still delivering, which are older and are published without
@@ -57,6 +56,8 @@ public final class CastMediaChannel: CastChannelPlugin {
     private let state: Mutex<State>
     private let messageBroadcaster = CastBroadcaster<CastChannelMessage>()
     /// The deadline for each command; `nil` uses the connection's request timeout.
+    /// The last MEDIA_STATUS text decoded and its result, held while decoding.
+    private let decodeLock = Mutex<(text: String, message: MediaStatusMessage?)?>(nil)
     public let timeout: Duration?
     /// Whether the channel asks for the media status (GET_STATUS) each time it connects to an app.
     public let requestsStatusOnConnect: Bool
@@ -169,7 +170,7 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// Applies statuses and publishes every message.
     public func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async {
         if message.type == "MEDIA_STATUS", let decoded = decodeStatus(message) {
-            receive(decoded.first, text: message.text, isReply: (message.requestId ?? 0) != 0)
+            receive(decoded.first, text: message.text, isReply: (decoded.requestId ?? 0) != 0)
         }
         messageBroadcaster.yield(message)
     }
@@ -242,10 +243,17 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// The MEDIA_STATUS in `message`, decoded at most once per message text.
     private func decodeStatus(_ message: CastChannelMessage) -> MediaStatusMessage? {
         guard let text = message.text else { return message.json.flatMap { try? MediaStatusMessage(json: $0) } }
-        if let cached = state.withLock({ $0.lastDecoded }), cached.text == text { return cached.message }
-        let decoded = message.json.flatMap { try? MediaStatusMessage(json: $0) }
-        state.withLock { $0.lastDecoded = (text, decoded) }
-        return decoded
+        // One decode per reply: the request that awaited it and the plugin callback ask for the same
+        // text at about the same time on different threads; the second waits for the first's result
+        // (a decode is tens of microseconds) instead of decoding again beside it.
+        return decodeLock.withLock { last in
+            if let last, last.text == text { return last.message }
+            // Straight from the payload's bytes: no JSON tree is built for a status.
+            var bytes = text
+            let decoded = bytes.withUTF8 { try? MediaStatusMessage(utf8: $0) }
+            last = (text, decoded)
+            return decoded
+        }
     }
 
     // MARK: - Requests
@@ -281,12 +289,14 @@ public final class CastMediaChannel: CastChannelPlugin {
         } catch {
             throw CastMediaError(channelError: error, request: type)
         }
+        // A MEDIA_STATUS is decoded from its bytes, without a JSON tree; anything else (or a status
+        // that does not decode) may be an error reply, read from the tree.
+        if reply.type == "MEDIA_STATUS", let status = record(reply: reply) { return (reply, status) }
         guard let replyJSON = reply.json else {
             throw CastMediaError(code: .unexpectedReply, message: "The reply to \(type) is not JSON")
         }
         if let error = CastMediaError(reply: replyJSON) { throw error }
-        let status = reply.type == "MEDIA_STATUS" ? record(reply: reply) : nil
-        return (reply, status)
+        return (reply, nil)
     }
 
     /// The 64 KiB rule, checked before anything is sent; the `requestId` the connection adds is counted at its widest.

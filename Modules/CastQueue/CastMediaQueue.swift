@@ -77,8 +77,10 @@ public final class CastMediaQueue: Sendable {
 
     /// Fetches the item ids again and waits for them.
     public func reload() async throws(CastMediaError) {
+        // The session the request names (the channel's latest status): the answer belongs to it.
+        let session = media.mediaSessionId
         let ids = try await media.queueFetchItemIds()
-        let changes = state.withLock { $0.setItemIds(ids) }
+        let changes = state.withLock { $0.setItemIds(ids, session: session) }
         publish(changes)
     }
 

@@ -5,6 +5,7 @@ Each mode prints one JSON line with its samples, measured exactly like castor-be
 
   connect --port P --runs N       get_chromecast_from_cast_info + wait() -> first RECEIVER_STATUS (+1 warm-up)
   seek --port P --count N         mc.seek(t) blocking until the MEDIA_STATUS with its request id (+20 warm-up)
+  throughput --ports a,b --seconds S  one thread per device, each mc.seek(t) back to back; commands, CPU seconds
   decode --fixture F              protobuf ParseFromString + json.loads + MediaStatus.update, ops/s
 """
 import argparse
@@ -70,6 +71,50 @@ def seek(args):
     print(json.dumps({"samples_us": samples}), flush=True)
 
 
+def throughput(args):
+    import resource
+    import threading
+
+    ports = [int(p) for p in args.ports.split(",")]
+    controllers = []
+    for port in ports:
+        cast = pychromecast.get_chromecast_from_cast_info(cast_info(port), None, tries=1, retry_wait=0, timeout=10)
+        cast.wait(timeout=10)
+        mc = cast.media_controller
+        mc.play_media(f"{BASE}/BigBuckBunny.mp4", "video/mp4", title="Big Buck Bunny", stream_type="BUFFERED",
+                      media_info={"duration": 596})
+        mc.block_until_active(timeout=10)
+        controllers.append((cast, mc))
+    counts = [0] * len(controllers)
+    end = [0.0]
+    barrier = threading.Barrier(len(controllers) + 1)
+
+    def work(index, mc):
+        barrier.wait()
+        done = 0
+        while time.perf_counter() < end[0]:
+            mc.seek(10 + done % 500, timeout=10)
+            done += 1
+        counts[index] = done
+
+    threads = [threading.Thread(target=work, args=(i, mc)) for i, (_, mc) in enumerate(controllers)]
+    for thread in threads:
+        thread.start()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_start = usage.ru_utime + usage.ru_stime
+    start = time.perf_counter()
+    end[0] = start + args.seconds
+    barrier.wait()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - start
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime - cpu_start
+    for cast, _ in controllers:
+        cast.disconnect(timeout=10)
+    print(json.dumps({"commands": sum(counts), "wall_seconds": wall, "cpu_seconds": cpu, "devices": len(controllers)}), flush=True)
+
+
 def decode(args):
     text = open(args.fixture, encoding="utf-8").read().strip()
     message = CastMessage()
@@ -117,12 +162,15 @@ def main():
     p = sub.add_parser("seek")
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--count", type=int, default=1000)
+    p = sub.add_parser("throughput")
+    p.add_argument("--ports", required=True)
+    p.add_argument("--seconds", type=int, default=5)
     p = sub.add_parser("decode")
     p.add_argument("--fixture", required=True)
     p.add_argument("--millis", type=int, default=500)
     p.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    {"connect": connect, "seek": seek, "decode": decode}[args.mode](args)
+    {"connect": connect, "seek": seek, "throughput": throughput, "decode": decode}[args.mode](args)
 
 
 if __name__ == "__main__":

@@ -96,3 +96,34 @@ import Testing
         #expect(envelope.requestId == json?["requestId"]?.intValue)
     }
 }
+
+/// The routing reads stop at the member they need: on valid JSON without repeated members they give
+/// the tree's values; they do not look past the member.
+@Suite struct JSONRoutingReadTests {
+    @Test(arguments: [
+        #"{"type":"MEDIA_STATUS","requestId":4242,"status":[{"mediaSessionId":1}]}"#,
+        #"{"status":[{"media":{"tracks":[{"type":"TEXT"}]}}],"type":"MEDIA_STATUS","requestId":7}"#,
+        #"{"responseType":"GET_APP_AVAILABILITY","requestId":3,"availability":{}}"#,
+        #"{"requestId":3,"responseType":"R","type":"T"}"#, #"{"type":5,"responseType":"R","requestId":"1"}"#,
+        #"{"requestId":9007199254740993}"#, #"{"requestId":-0}"#, #"{"requestId":1e300}"#, #"{"requestId":2.5}"#,
+        #"{"t\u0079pe":"escaped key","requestId":1}"#, #"["type"]"#, #""text""#, "{}", "null",
+    ])
+    func validDocumentsReadAsTheTree(_ text: String) throws {
+        let json = try JSONValue(parsing: text)
+        #expect(JSONEnvelope.type(in: text.utf8) == (json["type"]?.stringValue ?? json["responseType"]?.stringValue))
+        #expect(JSONEnvelope.requestId(in: text.utf8) == json["requestId"]?.intValue)
+    }
+
+    @Test func theyStopAtTheMember() {
+        // Malformed after the member: the member is still read (the message's JSON says it is invalid).
+        let text = #"{"type":"MEDIA_STATUS","requestId":12,"status":[oops"#
+        #expect(JSONEnvelope.type(in: text.utf8) == "MEDIA_STATUS")
+        #expect(JSONEnvelope.requestId(in: text.utf8) == 12)
+        // Malformed before it: nothing.
+        #expect(JSONEnvelope.type(in: #"{"status":[oops],"type":"X"}"#.utf8) == nil)
+        #expect(JSONEnvelope.requestId(in: #"{"a" 1,"requestId":1}"#.utf8) == nil)
+        // Not JSON at all, or cut short before the member.
+        #expect(JSONEnvelope.type(in: "garbage".utf8) == nil)
+        #expect(JSONEnvelope.requestId(in: #"{"type":"A""#.utf8) == nil)
+    }
+}

@@ -63,7 +63,8 @@ package struct RequestTracker<Waiter> {
 
     /// Whether `message` answers a request in flight; if so, removes and returns it.
     package mutating func match(_ message: CastChannelMessage) -> (id: Int, entry: Entry)? {
-        guard let id = message.requestId, id > 0, let entry = inFlight[id],
+        // No request on this namespace: the message's requestId need not be read at all.
+        guard inFlight.values.contains(where: { $0.namespace == message.namespace }), let id = message.requestId, id > 0, let entry = inFlight[id],
             entry.namespace == message.namespace, entry.accept(message)
         else { return nil }
         inFlight[id] = nil

@@ -21,6 +21,14 @@ public protocol CastTransport: AnyObject, Sendable {
     var closeReason: CastTransportError? { get }
     /// A short description of the peer (`host:port`), for logs.
     var peerDescription: String { get }
+    /// The peer's TLS certificate (DER), which device authentication binds to; `nil` (the
+    /// default) for transports without TLS.
+    var peerCertificateDER: [UInt8]? { get }
+}
+
+extension CastTransport {
+    /// `nil`: the transport has no TLS certificate.
+    public var peerCertificateDER: [UInt8]? { nil }
 }
 
 /// A transport that can queue a message for writing without suspending the caller.

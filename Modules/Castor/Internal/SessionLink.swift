@@ -225,15 +225,15 @@ final class SessionLink: Sendable {
         } catch {
             throw CastError(error, doing: "Adding channels")
         }
-        // The connection connects the plugin before LAUNCH returns; the plugin learns it through
-        // its mailbox task, so give that task a chance to run.
-        var rounds = 0
-        while !media.isConnected {
-            rounds += 1
-            guard rounds < 100_000, connection.isRunning else {
-                throw CastError(code: .connectionLost, message: "The media channel did not connect to \(app.appId)")
-            }
-            await Task.yield()
+        // Adding the channel connects it at once when the app speaks its namespace; the channel
+        // learns it through its mailbox task, so await that (bounded by the request timeout).
+        guard connection.context(for: media) != nil else {
+            throw CastError(code: .connectionLost, message: "The media channel did not connect to \(app.appId)")
+        }
+        do {
+            _ = try await connection.waitUntilConnected(media, timeout: configuration.requestTimeout)
+        } catch {
+            throw CastError(code: .connectionLost, message: "The media channel did not connect to \(app.appId): \(error.message)")
         }
         // Plugins added while this connection was being made: from here on `add(_:)` sees this connection.
         let (closing, latePlugins) = state.withLock { state -> (Bool, [any CastChannelPlugin]) in
@@ -324,10 +324,8 @@ final class SessionLink: Sendable {
         var lastError = CastError(code: .connectionLost, message: "The connection to \(device.friendlyName) was lost")
         // The channels outlive connections: let the old connection's disconnect reach them first,
         // so it cannot arrive after the new connection's connect.
-        var rounds = 0
-        while media.isConnected || multizone.isConnected, rounds < 100_000 {
-            rounds += 1
-            await Task.yield()
+        if let old = connection, !(await old.waitUntilPluginsDisconnected(timeout: configuration.requestTimeout)) {
+            logger.warning("The channels were not told of the lost connection within \(configuration.requestTimeout)")
         }
         let timeLeft = policy.timeout.map { Self.countdown(on: clock, from: $0) }
         var attempt = 0

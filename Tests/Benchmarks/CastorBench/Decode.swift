@@ -1,3 +1,4 @@
+import CastChannels
 import CastJSON
 import CastMedia
 import CastTransport
@@ -53,6 +54,31 @@ enum Decode {
                 }
                 blackHole(try MediaStatusMessage(json: json).first)
             }),
+            // What the sender's connection and media channel do with one MEDIA_STATUS reply: the
+            // early completion reads its requestId, the in-order delivery its type (each a
+            // CastChannelMessage reading the envelope from the bytes), the channel decodes it from bytes.
+            ("sender_reply", {
+                var buffer = frame
+                var decoder = CastFrameDecoder()
+                guard let message = try decoder.decodeFrame(from: &buffer), let text = message.text else {
+                    throw BenchError("frame did not decode")
+                }
+                blackHole(CastChannelMessage(message).requestId)
+                blackHole(CastChannelMessage(message).type)
+                blackHole(try MediaStatusMessage(utf8: text.utf8).first)
+            }),
+            // The same before routing read envelopes: one tree per message, shared, then decoded from the tree.
+            ("sender_reply_tree", {
+                var buffer = frame
+                var decoder = CastFrameDecoder()
+                guard let message = try decoder.decodeFrame(from: &buffer), let json = message.json else {
+                    throw BenchError("frame did not decode")
+                }
+                blackHole(json["requestId"]?.intValue)
+                blackHole(json["type"]?.stringValue)
+                blackHole(try MediaStatusMessage(json: json).first)
+            }),
+            ("envelope", { blackHole(JSONEnvelope(text.utf8)) }),
             ("frame", {
                 var buffer = frame
                 var decoder = CastFrameDecoder()

@@ -7,6 +7,7 @@ let usage = """
            castor-bench seek --port P --count N [--auth off|report]
            castor-bench floor-rtt --port E --count N --request-bytes a --reply-bytes b
            castor-bench hold --ports a-b [--auth off|report] [--hold-seconds s]
+           castor-bench throughput --ports a,b,... [--seconds s] [--auth off|report]
            castor-bench decode --fixture file.json [--millis ms] [--repeats r] [--stage name]
     """
 let command = CommandLine.arguments.dropFirst().first ?? ""
@@ -18,6 +19,7 @@ do {
     case "seek": try await Network.seek(arguments)
     case "floor-rtt": try await Network.floorRoundTrips(arguments)
     case "hold": try await Network.hold(arguments)
+    case "throughput": try await Throughput.run(arguments)
     case "decode": try Decode.run(arguments)
     default:
         note(usage)
