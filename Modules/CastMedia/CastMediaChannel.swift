@@ -28,8 +28,6 @@ public final class CastMediaChannel: CastChannelPlugin {
         var status: MediaStatus?
         var hasSession = false
         var position: MediaPositionTracker<AnyClockBox>
-        /// The last MEDIA_STATUS text decoded and its result: a reply reaches both the request that
-        /// awaited it and the plugin callback, and is decoded once.
         /// Replies already recorded by the request that awaited them but not yet seen by the plugin
         /// callback, oldest first (their texts). While one is pending, ``status`` is ahead of the
         /// messages the callback is still delivering, which are older and are published without
@@ -55,9 +53,10 @@ public final class CastMediaChannel: CastChannelPlugin {
 
     private let state: Mutex<State>
     private let messageBroadcaster = CastBroadcaster<CastChannelMessage>()
-    /// The deadline for each command; `nil` uses the connection's request timeout.
-    /// The last MEDIA_STATUS text decoded and its result, held while decoding.
+    /// The last MEDIA_STATUS text decoded and its result, held while decoding: a reply reaches both
+    /// the request that awaited it and the plugin callback, and is decoded once.
     private let decodeLock = Mutex<(text: String, message: MediaStatusMessage?)?>(nil)
+    /// The deadline for each command; `nil` uses the connection's request timeout.
     public let timeout: Duration?
     /// Whether the channel asks for the media status (GET_STATUS) each time it connects to an app.
     public let requestsStatusOnConnect: Bool
