@@ -219,6 +219,10 @@ let package = Package(
             name: "CastDiscoveryTests",
             dependencies: ["CastDiscovery", "CastKnownHosts", "CastDIAL", "CastTransport", "CastJSON", "CastTestSupport"],
             path: "Tests/CastDiscoveryTests"),
+        // A sender on the public Cast façade alone, driven through the fault lab's cases (FaultLabFacadeTests).
+        .executableTarget(
+            name: "FaultLabDriver", dependencies: ["Castor", "CastDiscovery"], path: "Tests/FaultLabDriver",
+            swiftSettings: strictSettings),
         // Runs CastDiscovery inside lab network namespaces for CastDiscoveryTests' lab tests.
         .executableTarget(
             name: "CastDiscoveryLabTool", dependencies: ["CastDiscovery", "CastDIAL"], path: "Tests/CastDiscoveryLabTool",

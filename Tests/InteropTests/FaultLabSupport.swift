@@ -57,6 +57,11 @@ final class FaultLab: @unchecked Sendable {
         return receiver
     }
 
+    /// Tears `child` down with the lab.
+    func adopt(_ child: ChildProcess) {
+        lock.withLock { children.append(child) }
+    }
+
     /// Starts castctl in host b.
     func castctl(_ arguments: [String], standardInput: Bool = false) throws -> ChildProcess {
         let child = try ChildProcess(FaultLabTests.script, ["exec", tag, "b", TestPaths.program("castctl")] + arguments,
