@@ -230,6 +230,26 @@ struct MediaClockTests {
         #expect(h.status?["currentTime"] == 5)
     }
 
+    /// A FuzzReceiverRequests finding (a campaign on 2026-11-24): items of no length (duration 0, or
+    /// -0) under a repeat mode were finished thousands of times within one instant, each with a
+    /// broadcast status; one fuzz input took 24 to 51 s. An item is now current for at least
+    /// `minimumItemTime` before it ends by itself: 9 s give 36 replays, not 10 000.
+    @Test func itemsWithNoLengthDoNotFloodTheSenders() {
+        var h = PlayerHarness()
+        h.request(["type": "QUEUE_LOAD", "items": items(2, duration: 0), "repeatMode": "REPEAT_SINGLE"])
+        let out = h.advance(by: .seconds(9))
+        #expect(out.count == 36, "\(out.count) statuses in 9 s")
+        #expect(out.messages.allSatisfy { $0["status"]?[0]?["currentItemId"] == 1 })
+        // The same under REPEAT_ALL, and a finite queue still finishes at once at its end.
+        var all = PlayerHarness()
+        all.request(["type": "QUEUE_LOAD", "items": items(3, duration: 0), "repeatMode": "REPEAT_ALL"])
+        #expect(all.advance(by: .seconds(9)).count == 36)
+        var off = PlayerHarness()
+        off.request(["type": "QUEUE_LOAD", "items": items(3, duration: 0), "repeatMode": "REPEAT_OFF"])
+        _ = off.advance(by: .seconds(9))
+        #expect(off.player.session == nil, "the queue played to its end")
+    }
+
     @Test func repeatAllWraps() {
         var h = PlayerHarness()
         h.request(["type": "QUEUE_LOAD", "items": items(2, duration: 10), "repeatMode": "REPEAT_ALL"])
@@ -289,6 +309,8 @@ struct MediaClockTests {
     @Test func seekToTheEndFinishesOnTheNextAdvance() {
         var h = PlayerHarness()
         h.request(["type": "LOAD", "media": media("http://h/a.mp4", duration: 60)])
+        // An item plays at least `minimumItemTime` (250 ms) before it ends by itself.
+        _ = h.advance(by: .seconds(1))
         h.command(["type": "SEEK", "currentTime": 600])
         #expect(h.status?["currentTime"] == 60)
         #expect(h.advance(by: .zero).lastEntry?["idleReason"] == "FINISHED")

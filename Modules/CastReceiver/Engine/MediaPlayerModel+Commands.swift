@@ -193,6 +193,7 @@ extension MediaPlayerModel {
             playerState: autoplay ? "PLAYING" : "PAUSED", position: position ?? first.startTime, anchor: now,
             playbackRate: rate, repeatMode: repeatMode, activeTrackIds: activeTrackIds ?? first.activeTrackIds,
             preloadedItemId: nil, queueData: queueData, customData: customData)
+        state.itemStartedAt = now
         if let duration = first.duration { state.position = min(max(0, state.position), duration) }
         state.position = max(0, state.position)
         if let failure = injectedLoadFailure {

@@ -176,6 +176,7 @@ struct MediaPlayerModel: Sendable {
         session.position = position ?? item.startTime
         if let duration = item.duration { session.position = min(session.position, duration) }
         session.anchor = now
+        session.itemStartedAt = now
         session.playerState = item.autoplay ? "PLAYING" : "PAUSED"
         session.activeTrackIds = item.activeTrackIds
         session.preloadedItemId = nil

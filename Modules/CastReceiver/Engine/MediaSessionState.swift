@@ -129,6 +129,13 @@ struct MediaSessionState: Sendable, Hashable {
     var position: Double
     /// Engine time of the last position change.
     var anchor: Duration
+    /// Engine time the current item became current. An item is never finished before
+    /// ``minimumItemTime`` after it: a player takes time to load an item, and without a floor a queue
+    /// of items with no length (duration 0) under a repeat mode finished thousands of items within
+    /// one instant, each with a broadcast status (a FuzzReceiverRequests finding).
+    var itemStartedAt: Duration = .zero
+    /// The least time an item is current before it ends by itself.
+    static let minimumItemTime = Duration.milliseconds(250)
     var playbackRate: Double
     var repeatMode: RepeatMode
     var activeTrackIds: [Int]?
@@ -173,7 +180,7 @@ struct MediaSessionState: Sendable, Hashable {
     /// When the current item reaches its end, if it is playing and has a duration.
     var endInstant: Duration? {
         guard playerState == "PLAYING", let duration = currentItem.duration else { return nil }
-        return anchor + .seconds(max(0, duration - position) / playbackRate)
+        return max(anchor + .seconds(max(0, duration - position) / playbackRate), itemStartedAt + Self.minimumItemTime)
     }
 
     /// When the next item must be preloaded (its `preloadTime` before the current item ends).
