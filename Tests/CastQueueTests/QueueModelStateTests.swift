@@ -44,7 +44,8 @@ struct QueueModelStateTests {
         let (changes, effects) = model.apply(Self.status(session: 7, current: 2, items: [2]))
         #expect(model.itemIds == [1, 2])
         #expect(effects.isEmpty, "no second QUEUE_GET_ITEM_IDS")
-        #expect(changes == [.currentItemChanged(current: 2, loading: nil, preloaded: nil)])
+        // The status's window is cached as usual.
+        #expect(changes == [.currentItemChanged(current: 2, loading: nil, preloaded: nil), .itemsLoaded(itemIds: [2])])
         // A status of another session still starts over.
         let (_, later) = model.apply(Self.status(session: 8, current: 1, items: [1]))
         #expect(model.itemIds.isEmpty)

@@ -229,6 +229,39 @@ final class DelegateLog: CastDelegate {
         await restarted.stop()
     }
 
+    /// A device whose host refuses the connection (the host is up, the receiver restarting) is
+    /// tried again within `restartRetryDelay` (1 s), not after the policy's next, longer delay: the
+    /// fault lab's kill -9 case once resumed 9.39 s after the restart because the back-off slept past
+    /// it. The refusal is real: a loopback port that is bound and not listening, reached over TCP.
+    @Test func aRefusedAttemptIsRetriedSoon() async throws {
+        let clock = ManualClock()
+        let id = UUID()
+        let device = Self.device(id, at: "10.0.0.5", port: 8009)
+        let endpoint = try #require(device.preferredEndpoint)
+        let receiver = ConnectionLossTests.receiver(for: device, id: id)
+        let connector = EndpointConnector()
+        connector.register(receiver, at: endpoint)
+        let policy = CastReconnectPolicy(maxAttempts: 3, initialDelay: .seconds(5), maxDelay: .seconds(60), jitter: 0)
+        let refusing = try RefusingPort()
+        let switching = RefusingConnector(first: connector, port: refusing.port)
+        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), connector: switching, clock: clock)
+        let log = EventLog(cast)
+        try await cast.startSession(with: device)
+        try await #require(cast.player).loadItems(from: [Assets.movie(1)])
+
+        // The receiver process dies; its host refuses every connection from now on.
+        switching.refuse()
+        await receiver.stop()
+        await connector.dropConnections()
+        try await waitUntil("the first back-off sleeps") { log.reconnectDelays == [.seconds(5)] && clock.sleeperCount >= 1 }
+        await clock.advance(by: .seconds(5))
+        try await waitUntil("attempt 2 is scheduled") { log.reconnectDelays.count == 2 }
+        // Without the refusal rule the second delay is the policy's 10 s.
+        #expect(log.reconnectDelays == [.seconds(5), .seconds(1)], "\(log.reconnectDelays)")
+        #expect(switching.refusals == 1)
+        await cast.endSession()
+    }
+
     @Test func aDeviceThatStaysAtItsAddressIsRejoinedThereWithoutDiscovery() async throws {
         // A session started on a device discovery never listed (castctl --host) keeps its record.
         let clock = ManualClock()
@@ -248,5 +281,33 @@ final class DelegateLog: CastDelegate {
         #expect(cast.currentDevice == device)
         await cast.endSession()
         await receiver.stop()
+    }
+}
+
+/// Connects through `first` until ``refuse()``; from then on every connect goes to a loopback port
+/// that refuses it, over real TCP, so the error is the one TLS gives for a refused connection.
+final class RefusingConnector: CastDeviceConnector {
+    private let first: any CastDeviceConnector
+    private let port: Int
+    private let state = Mutex((refusing: false, refusals: 0))
+
+    init(first: any CastDeviceConnector, port: Int) {
+        self.first = first
+        self.port = port
+    }
+
+    func refuse() { state.withLock { $0.refusing = true } }
+    var refusals: Int { state.withLock { $0.refusals } }
+
+    func connect(to device: CastDevice) async throws -> any CastTransport {
+        guard state.withLock({ $0.refusing }) else { return try await first.connect(to: device) }
+        var failure: CastTransportError?
+        do {
+            return try await TLSCastTransport.connect(host: "127.0.0.1", port: port, configuration: .init(connectTimeout: .seconds(10)))
+        } catch {
+            failure = error
+        }
+        if let failure, failure.isConnectionRefused { state.withLock { $0.refusals += 1 } }
+        throw failure ?? CastTransportError(code: .connectFailed, message: "no error")
     }
 }

@@ -331,6 +331,7 @@ final class SessionLink: Sendable {
         var attempt = 0
         var announcedRetries = 0
         var retryNow = false
+        var lastRefused = false
         var launchedSessionId: String?
         while attempt < policy.maxAttempts {
             attempt += 1
@@ -345,6 +346,8 @@ final class SessionLink: Sendable {
                 delay = min(delay, left)
             }
             if retryNow { delay = .zero }
+            // The device refused the last attempt: its host is up and the receiver is restarting.
+            if lastRefused { delay = min(delay, Self.restartRetryDelay) }
             // Counted before anyone hears of the wait, so an announcement right after it is not missed.
             let discoveryChanges = state.withLock { $0.discoveryChanges }
             broadcaster.yield(.state(.reconnecting(attempt: attempt)))
@@ -365,6 +368,7 @@ final class SessionLink: Sendable {
             case .connected(let made): connection = made
             case .failed(let error):
                 lastError = error
+                lastRefused = (error.cause as? CastTransportError)?.isConnectionRefused == true
                 continue
             case .announced:
                 // The attempt went to the record discovery has just replaced (a device back at a new
@@ -458,6 +462,11 @@ final class SessionLink: Sendable {
         case announced
         case cancelled
     }
+
+    /// The longest wait before the next attempt after the device refused the last one (a refusal
+    /// means its host is up and the receiver restarting: it is back within seconds, and a refused
+    /// connect costs nothing). Without it, the back-off could sleep seconds past the restart.
+    static let restartRetryDelay = Duration.seconds(1)
 
     /// Attempts abandoned for a fresh announcement that do not count against the policy's attempts;
     /// past this many, each one counts (a device announcing itself over and over cannot keep the
