@@ -109,10 +109,12 @@ public struct QueueModelState: Sendable {
     }
 
     /// Replaces the ids (a QUEUE_ITEM_IDS answer).
-    /// - Parameter session: the media session the request named, when the answer is applied as soon
-    ///   as it returns rather than in the order of the channel's messages. The model then adopts that
-    ///   session, so a MEDIA_STATUS of the same session that the receiver sent *before* the answer,
-    ///   applied after it, does not take the ids for a new session's and throw them away.
+    /// - Parameters:
+    ///   - ids: every item id, in queue order.
+    ///   - session: the media session the request named, when the answer is applied as soon as it
+    ///     returns rather than in the order of the channel's messages. The model then adopts that
+    ///     session, so a MEDIA_STATUS of the same session that the receiver sent *before* the answer,
+    ///     applied after it, does not take the ids for a new session's and throw them away.
     public mutating func setItemIds(_ ids: [Int], session: Int? = nil) -> [QueueModelChange] {
         var changes: [QueueModelChange] = []
         if let session, session != mediaSessionId {

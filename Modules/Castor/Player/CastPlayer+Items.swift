@@ -35,7 +35,7 @@ extension CastPlayer {
         }
     }
 
-    /// Fetches the items among `items` that are not fetched yet, at most ``QueueModelState/batchSize``
+    /// Fetches the items among `items` that are not fetched yet, at most 20 (`QueueModelState.batchSize`)
     /// ids per QUEUE_GET_ITEMS, and waits. Each item's ``CastPlayerItem/asset`` is set as its batch
     /// arrives. Code that needs many items at once (an MPRIS track list, a playlist dump) calls this
     /// instead of ``CastPlayerItem/fetch()`` on each; every batch is bounded by the request timeout.
