@@ -35,8 +35,34 @@ public final class ManualClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var nextId: UInt64 = 0
         var sleepers: [Sleeper] = []
-        /// Tasks in ``waitForSleeper(until:)``.
-        var sleeperWatchers: [(deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Tasks in ``waitForSleeper(until:)`` and ``waitForSleepers(count:)``.
+        var sleeperWatchers: [(condition: SleeperCondition, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Removes and returns the watchers whose condition now holds.
+        mutating func satisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
+            var satisfied: [CheckedContinuation<Void, Never>] = []
+            sleeperWatchers.removeAll { watcher in
+                guard watcher.condition.holds(for: sleepers) else { return false }
+                satisfied.append(watcher.continuation)
+                return true
+            }
+            return satisfied
+        }
+    }
+
+    /// What a watcher waits for.
+    private enum SleeperCondition {
+        /// A sleeper until exactly this instant.
+        case deadline(Instant)
+        /// At least this many sleepers.
+        case count(Int)
+
+        func holds(for sleepers: [Sleeper]) -> Bool {
+            switch self {
+            case .deadline(let deadline): sleepers.contains { $0.deadline == deadline }
+            case .count(let count): sleepers.count >= count
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -65,13 +91,7 @@ public final class ManualClock: Clock, Sendable {
                 let (resumeNow, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
                     if deadline <= state.now || Task.isCancelled { return (true, []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    var watchers: [CheckedContinuation<Void, Never>] = []
-                    state.sleeperWatchers.removeAll { watcher in
-                        guard watcher.deadline == deadline else { return false }
-                        watchers.append(watcher.continuation)
-                        return true
-                    }
-                    return (false, watchers)
+                    return (false, state.satisfiedWatchers())
                 }
                 for watcher in watchers { watcher.resume() }
                 if resumeNow { continuation.resume() }
@@ -89,13 +109,23 @@ public final class ManualClock: Clock, Sendable {
     /// Suspends until a task sleeps until exactly `deadline` (at once if one already does), so a
     /// test knows that a particular timer is armed without polling.
     public func waitForSleeper(until deadline: Instant) async {
+        await waitFor(.deadline(deadline))
+    }
+
+    /// Suspends until at least `count` tasks sleep on this clock (at once if they already do), so a
+    /// test knows that its timers are armed without polling ``sleeperCount``.
+    public func waitForSleepers(count: Int) async {
+        await waitFor(.count(count))
+    }
+
+    private func waitFor(_ condition: SleeperCondition) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let armed = state.withLock { state in
-                if state.sleepers.contains(where: { $0.deadline == deadline }) { return true }
-                state.sleeperWatchers.append((deadline, continuation))
+            let holds = state.withLock { state in
+                if condition.holds(for: state.sleepers) { return true }
+                state.sleeperWatchers.append((condition, continuation))
                 return false
             }
-            if armed { continuation.resume() }
+            if holds { continuation.resume() }
         }
     }
 

@@ -151,7 +151,7 @@ struct ConnectionTests {
                                          destinationId: "receiver-0", timeout: .seconds(3))
         }
         _ = await device.peer.waitFor(type: "NO_ANSWER")
-        while clock.sleeperCount < 2 { await Task.yield() }  // heartbeat + the request deadline
+        await clock.waitForSleepers(count: 2)  // heartbeat + the request deadline
         await clock.advance(by: .seconds(2))
         #expect(connection.requestsInFlight == 1)
         await clock.advance(by: .seconds(1))
@@ -204,12 +204,12 @@ struct ConnectionTests {
                                          destinationId: "receiver-0", timeout: .seconds(60))
         }
         _ = await peer.waitFor(type: "HANG")
-        while clock.sleeperCount < 2 { await Task.yield() }  // heartbeat timer + request deadline
+        await clock.waitForSleepers(count: 2)  // heartbeat timer + request deadline
         await clock.advance(by: .seconds(5))
         let ping = await peer.waitFor(type: "PING")
         #expect(ping.sourceId == "sender-0" && ping.destinationId == "receiver-0")
         #expect(connection.isRunning)
-        while clock.sleeperCount < 2 { await Task.yield() }
+        await clock.waitForSleepers(count: 2)
         await clock.advance(by: .seconds(5))  // 10 s without any inbound message: dead
         // The request in flight fails at once, long before its 60 s deadline.
         await #expect { try await pending.value } throws: { ($0 as? CastChannelError)?.code == .heartbeatTimeout }
@@ -369,7 +369,7 @@ struct WaitUntilConnectedTests {
         try await connection.start()
         let armed = clock.now.advanced(by: .seconds(2))
         let waiting = Task { try await connection.waitUntilConnected(chat, timeout: .seconds(2)) }
-        while !clock.sleeperDeadlines.contains(armed) { await Task.yield() }  // the wait's own timer
+        await clock.waitForSleeper(until: armed)  // the wait's own timer
         await clock.advance(by: .seconds(2))
         await #expect { try await waiting.value } throws: { ($0 as? CastChannelError)?.code == .timeout }
         await connection.close()

@@ -75,7 +75,7 @@ struct TLSLoopbackTests {
         let connection = CastConnection(transport: transport, clock: clock)
         try await connection.start()
         let device = try #require(devices.first)
-        while clock.sleeperCount < 1 { await Task.yield() }
+        await clock.waitForSleepers(count: 1)
         await clock.advance(by: .seconds(5))
         let ping = await device.peer.waitFor(type: "PING")
         #expect(ping.destinationId == "receiver-0")
