@@ -314,6 +314,11 @@ public actor CastReceiver {
         case .acceptFailed(let error, let backoff):
             logger.warning("accept failed; pausing accept", metadata: [
                 "reason": "acceptFailed", "detail": "\(error.message)", "backoff": "\(backoff.castDescription)"])
+        case .acceptPaused(let free, let reserve, let backoff):
+            logger.warning("few file descriptors left; pausing accept", metadata: [
+                "reason": "descriptorReserve", "free": "\(free)", "reserve": "\(reserve)", "backoff": "\(backoff.castDescription)"])
+        case .acceptResumed(let free):
+            logger.info("file descriptors free again; accepting", metadata: ["free": "\(free)"])
         case .readingPaused(let peer, let limit):
             logger.notice("sender not reading its replies; stopped reading from it", metadata: [
                 "reason": "unsentBytesLimit", "peer": "\(peer)", "limit": "\(limit)"])
