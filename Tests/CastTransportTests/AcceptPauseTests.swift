@@ -25,20 +25,26 @@ struct AcceptPauseTests {
         final class Shared: Sendable {
             let free: Mutex<Int?>
             let events = Mutex<[CastTransportServer.Event]>([])
+            /// Whether a spare descriptor can be opened.
+            let sparesAvailable = Mutex(true)
             init(free: Int?) { self.free = Mutex(free) }
         }
         let channel: EmbeddedChannel
         let shared: Shared
         let reads = ReadCounter()
+        let handler: AcceptPauseHandler
 
         init(free: Int?, reserve: Int = 16) throws {
             let shared = Shared(free: free)
             self.shared = shared
             channel = EmbeddedChannel()
             try channel.pipeline.syncOperations.addHandler(reads)
-            try channel.pipeline.syncOperations.addHandler(AcceptPauseHandler(
-                backoff: .seconds(1), reserve: reserve, freeDescriptors: { shared.free.withLock { $0 } }
-            ) { event in shared.events.withLock { $0.append(event) } })
+            // Real spare descriptors (on /dev/null), unless the test says none can be opened.
+            let spares = DescriptorSpares(opener: { shared.sparesAvailable.withLock { $0 } ? openSpare() : -1 })
+            handler = AcceptPauseHandler(
+                backoff: .seconds(1), reserve: reserve, freeDescriptors: { shared.free.withLock { $0 } }, spares: spares
+            ) { event in shared.events.withLock { $0.append(event) } }
+            try channel.pipeline.syncOperations.addHandler(handler)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8009)).wait()
         }
 
@@ -62,9 +68,10 @@ struct AcceptPauseTests {
         }
     }
 
-    @Test("an accept is let through while more than the reserve is free, held back at the reserve, resumed above it")
+    @Test("an accept is let through while more than the reserve is free, held back at the reserve, resumed above twice it")
     func holdsTheReserve() throws {
         let harness = try Harness(free: 18)
+        #expect(harness.handler.spares.count == 16, "the spares are held while accepting")
         harness.channel.read()
         #expect(harness.reads.count == 1, "18 free, reserve 16: accept")
         harness.setFree(17)
@@ -76,43 +83,58 @@ struct AcceptPauseTests {
         harness.channel.read()
         #expect(harness.reads.count == 2, "16 free: no accept, or fewer than the reserve would be left")
         #expect(harness.autoRead == false, "NIO must stop watching the listening socket")
+        #expect(harness.handler.spares.count == 0, "the spares are given back to the process")
         #expect(harness.eventLines == ["only 16 file descriptors free (reserve 16); pausing accept for 1 s"])
 
+        harness.setFree(32)  // the 16 given back
         harness.channel.read()  // a read asked for while paused stays held back
         harness.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
         #expect(harness.reads.count == 2)
-        #expect(harness.autoRead == false, "still at the reserve after the back-off: stay paused")
+        #expect(harness.autoRead == false, "32 free: taking the spares back would leave only the reserve")
         #expect(harness.eventLines.count == 1, "one line per pause, not one per second")
 
-        harness.setFree(17)
+        harness.setFree(33)
         harness.channel.embeddedEventLoop.advanceTime(by: .milliseconds(999))
         #expect(harness.autoRead == false, "the next count is a whole back-off later")
         harness.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
         #expect(harness.autoRead == true)
+        #expect(harness.handler.spares.count == 16)
         #expect(harness.eventLines.last == "17 file descriptors free; accepting again")
         harness.channel.read()
         #expect(harness.reads.count == 3)
     }
 
-    @Test("EMFILE pauses accepting once, and it resumes only once more than the reserve is free")
+    @Test("EMFILE (the limit lowered under the process) gives the spares back and pauses once; it resumes above twice the reserve")
     func emfilePauses() throws {
         let harness = try Harness(free: 0)
         let emfile = IOError(errnoCode: EMFILE, reason: "accept4(descriptor:addr:len:flags:)")
         harness.channel.pipeline.fireErrorCaught(emfile)
         harness.channel.pipeline.fireErrorCaught(emfile)  // a second failure in the same pause: no new line
         #expect(harness.autoRead == false)
+        #expect(harness.handler.spares.count == 0, "the process gets 16 descriptors back at once")
         #expect(harness.eventLines.count == 1)
         #expect(harness.eventLines.first?.hasPrefix("accept failed (io: ") == true)
         #expect(harness.eventLines.first?.hasSuffix("; pausing accept for 1 s") == true)
         #expect(throws: Never.self) { try harness.channel.throwIfErrorCaught() }  // not passed on
 
-        harness.setFree(3)
+        harness.setFree(16)
         harness.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
-        #expect(harness.autoRead == false, "3 free: accepting now would take the reserve")
+        #expect(harness.autoRead == false, "16 free: accepting now would eat into the reserve")
         harness.setFree(40)
         harness.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
         #expect(harness.autoRead == true)
-        #expect(harness.eventLines.last == "40 file descriptors free; accepting again")
+        #expect(harness.eventLines.last == "24 file descriptors free; accepting again")
+    }
+
+    @Test("spares that cannot be opened are not waited for: the server holds what it can")
+    func sparesBestEffort() throws {
+        let harness = try Harness(free: 100)
+        harness.handler.spares.release()
+        harness.shared.sparesAvailable.withLock { $0 = false }
+        harness.channel.pipeline.fireErrorCaught(IOError(errnoCode: EMFILE, reason: "accept4"))
+        harness.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(harness.autoRead == true, "the count says there is room; accept resumes without spares")
+        #expect(harness.handler.spares.count == 0)
     }
 
     @Test("other accept errors are passed on; with no reserve, or no count, accepting is never held back")

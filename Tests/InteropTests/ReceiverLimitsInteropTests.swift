@@ -11,7 +11,7 @@ import Testing
 /// `/proc/<tid>/stat` about once a second while work is queued and traps (SIGILL, "workq: registered
 /// worker exited prematurely") when that open fails. Before the reserve, the accept loop took every
 /// descriptor and sat at EMFILE, and the receiver died in 3 of about 10 parallel test runs (with a
-/// limit one descriptor above its needs, in 3 of 4 runs).
+/// limit one descriptor above its needs, in 10 of 10 runs).
 @Suite(
     "cast-receiver at its descriptor limit", .timeLimit(.minutes(2)),
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "needs prlimit (util-linux)"))

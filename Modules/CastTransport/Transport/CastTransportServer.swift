@@ -37,11 +37,17 @@ public final class CastTransportServer: Sendable {
         public var acceptBackoff: Duration
         /// File descriptors that accepting leaves free for the rest of the process; 0 turns the check off.
         ///
-        /// After each accepted connection the server counts the descriptor numbers still free below
-        /// the process's soft `RLIMIT_NOFILE` (Linux: `/proc/self/fd`); when no more than this many
-        /// are, it stops accepting for ``acceptBackoff`` (and for as long as that stays so). The
-        /// process must never run out: the Swift runtime's libdispatch opens `/proc/<tid>/stat`
-        /// about once a second while work is queued and stops the process (a trap: `SIGILL`) when
+        /// Before each accept the server counts the descriptor numbers still free below the
+        /// process's soft `RLIMIT_NOFILE` (Linux: `/proc/self/fd`); when no more than this many are,
+        /// it stops accepting (``Event/acceptPaused(freeDescriptors:reserve:backoff:)``). While it
+        /// accepts it also holds this many more descriptors open (on `/dev/null`), and gives them
+        /// back when it pauses, so the process gets room even when something else took the
+        /// descriptors or the limit was lowered under it (then accept fails: ``Event/acceptFailed(error:backoff:)``).
+        /// It counts again every ``acceptBackoff`` and accepts again once more than twice this many
+        /// are free (the spare ones are taken back first).
+        ///
+        /// The process must never run out: the Swift runtime's libdispatch opens `/proc/<tid>/stat`
+        /// about once a second while work is queued, and stops the process (a trap: `SIGILL`) when
         /// that open fails.
         public var descriptorReserve: Int
 
@@ -71,7 +77,8 @@ public final class CastTransportServer: Sendable {
         /// Only `freeDescriptors` file descriptors are left (no more than `reserve`, see
         /// ``Limits/descriptorReserve``); the server stops accepting for `backoff`, and longer until more are free.
         case acceptPaused(freeDescriptors: Int, reserve: Int, backoff: Duration)
-        /// More than the reserve of descriptors is free again; the server accepts again.
+        /// More than ``Limits/descriptorReserve`` descriptors are free again (`freeDescriptors`,
+        /// counted with the spare ones taken back); the server accepts again.
         case acceptResumed(freeDescriptors: Int)
         /// Reading from a sender stopped: more than the unsent-bytes limit waits for it.
         case readingPaused(peer: String, unsentBytesLimit: Int)
@@ -253,12 +260,16 @@ private final class HandshakeOutcome: Sendable {
 ///   read back and turns `autoRead` off (NIO then stops watching the listening socket). So
 ///   accepting never takes the last `reserve` descriptors, which the rest of the process needs:
 ///   libdispatch (under Swift concurrency) traps when it cannot open `/proc/<tid>/stat`.
-/// - When accept fails for lack of resources (EMFILE, ENFILE, ENOBUFS, ENOMEM: something else took
-///   the descriptors, or the limit was lowered under the process) it pauses the same way. The
-///   connection stays in the kernel's backlog, so the listening socket stays readable and a plain
-///   retry would spin the event loop at 100 % CPU; NIO's `AcceptBackoffHandler` only delays the
-///   next `read()`, which NIO never asks for when the failed accept was the first of its read cycle.
-/// - Every `backoff` it counts again and turns `autoRead` back on once more than `reserve` are free.
+/// - While accepting it holds `reserve` spare descriptors (``DescriptorSpares``) and closes them
+///   when it pauses, so the process has room even when the count came too late: something else
+///   took the descriptors, or the limit was lowered under the process.
+/// - When accept fails for lack of resources (EMFILE, ENFILE, ENOBUFS, ENOMEM) it pauses the same
+///   way. The connection stays in the kernel's backlog, so the listening socket stays readable and
+///   a plain retry would spin the event loop at 100 % CPU; NIO's `AcceptBackoffHandler` only
+///   delays the next `read()`, which NIO never asks for when the failed accept was the first of
+///   its read cycle.
+/// - Every `backoff` it counts again; once more than twice `reserve` are free it takes the spares
+///   back and turns `autoRead` on.
 ///
 /// Loop-bound: used on the server channel's event loop only.
 final class AcceptPauseHandler: ChannelDuplexHandler {
@@ -274,14 +285,19 @@ final class AcceptPauseHandler: ChannelDuplexHandler {
     private let report: @Sendable (CastTransportServer.Event) -> Void
     private var paused = false
     private var resumeCheck: Scheduled<Void>?
+    /// Held while accepting, given back while paused.
+    let spares: DescriptorSpares
 
     /// - Parameters:
     ///   - backoff: how long a pause lasts before the descriptors are counted again.
     ///   - reserve: descriptors left free for the rest of the process; 0 turns the count off.
     ///   - freeDescriptors: counts the free descriptors (`nil` when it cannot tell).
     ///   - report: told of each pause and resumption.
+    ///   - spares: the spare descriptors to hold while accepting (`reserve` of them).
     init(backoff: Duration, reserve: Int, freeDescriptors: @escaping () -> Int?,
+         spares: DescriptorSpares = DescriptorSpares(),
          report: @escaping @Sendable (CastTransportServer.Event) -> Void) {
+        self.spares = spares
         backoffDuration = backoff
         self.backoff = .nanoseconds(
             Int64(backoff.components.seconds) * 1_000_000_000 + backoff.components.attoseconds / 1_000_000_000)
@@ -311,19 +327,26 @@ final class AcceptPauseHandler: ChannelDuplexHandler {
         pause(context: context)
     }
 
+    func handlerAdded(context: ChannelHandlerContext) {
+        spares.hold(reserve)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         resumeCheck?.cancel()
         resumeCheck = nil
+        spares.release()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         resumeCheck?.cancel()
         resumeCheck = nil
+        spares.release()
     }
 
     private func pause(context: ChannelHandlerContext) {
         paused = true
+        spares.release()
         try? context.channel.syncOptions?.setOption(.autoRead, value: false)
         scheduleResumeCheck(context: context)
     }
@@ -336,17 +359,19 @@ final class AcceptPauseHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Resumes accepting once more than the reserve is free; otherwise waits another `backoff`.
+    /// Resumes accepting once more than twice the reserve is free (the spares are taken back
+    /// first, and more than the reserve must stay); otherwise waits another `backoff`.
     private func backoffElapsed(context: ChannelHandlerContext) {
         resumeCheck = nil
         guard paused, context.channel.isActive else { return }
         let free = reserve > 0 ? freeDescriptors() : nil
-        if let free, free <= reserve {
+        if let free, free <= 2 * reserve {
             scheduleResumeCheck(context: context)
             return
         }
+        spares.hold(reserve)
         paused = false
-        if let free { report(.acceptResumed(freeDescriptors: free)) }
+        if let free { report(.acceptResumed(freeDescriptors: free - reserve)) }
         try? context.channel.syncOptions?.setOption(.autoRead, value: true)
     }
 }

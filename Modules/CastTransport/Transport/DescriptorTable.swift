@@ -48,3 +48,39 @@ enum DescriptorTable {
         return max(0, soft - used)
     }
 }
+
+/// Descriptors held open on `/dev/null` so they can be given back to the process when it runs
+/// short: closing them is the one way to free descriptors that cannot fail. Loop-bound: used on
+/// its server channel's event loop only.
+final class DescriptorSpares {
+    private var held: [Int32] = []
+    private let opener: () -> Int32
+
+    /// - Parameter opener: opens one spare descriptor (`-1` when it cannot); `/dev/null` by default.
+    init(opener: @escaping () -> Int32 = openSpare) {
+        self.opener = opener
+    }
+
+    /// How many are held.
+    var count: Int { held.count }
+
+    /// Holds `count` spares (as many as can be opened, when fewer).
+    func hold(_ count: Int) {
+        while held.count < count {
+            let fd = opener()
+            guard fd >= 0 else { return }
+            held.append(fd)
+        }
+    }
+
+    /// Closes every spare.
+    func release() {
+        for fd in held { close(fd) }
+        held.removeAll()
+    }
+
+    deinit { release() }
+}
+
+/// Opens `/dev/null` for reading, close-on-exec.
+func openSpare() -> Int32 { open("/dev/null", O_RDONLY | O_CLOEXEC) }
