@@ -22,15 +22,41 @@ struct ReceiverDescriptorLimitTests {
         return limit - names.compactMap { Int($0) }.filter { $0 < limit }.count
     }
 
-    @Test("accept pauses with the descriptor reserve left free, at most once per second, and a sender is served after descriptors free up")
-    func acceptBacksOff() async throws {
+    /// A TCP port free on loopback just now (the eureka_info server takes no port 0).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError(message: "socket() failed: \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw HarnessError(message: "bind() failed: \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// The listener the test floods: the Cast port, or the eureka_info HTTP port (whose accept
+    /// loop, before the reserve, filled the table as well and spun at EMFILE without a log line).
+    enum Flooded: String, CaseIterable, Sendable { case cast, eureka }
+
+    @Test(
+        "accept pauses with the descriptor reserve left free, at most once per second, and a sender is served after descriptors free up",
+        arguments: Flooded.allCases)
+    func acceptBacksOff(flooded: Flooded) async throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("cast-receiver-emfile-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
         // A trap prints its backtrace to the receiver's standard error, which the failure messages show.
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=yes,interactive=no"
+        let eurekaPort = try Self.freePort()
         let receiver = try ChildProcess(
-            TestPaths.program("cast-receiver"), ["--port", "0", "--latency-ms", "0", "--log", log.path],
+            TestPaths.program("cast-receiver"),
+            ["--port", "0", "--latency-ms", "0", "--log", log.path, "--eureka-port", String(eurekaPort), "--eureka-tls-port", "0"],
             environment: environment)
         defer { kill(receiver.pid, SIGKILL) }
         guard let ready = await receiver.waitForLine(where: { $0.contains("listening on") }),
@@ -55,7 +81,7 @@ struct ReceiverDescriptorLimitTests {
         let started = ContinuousClock.now
         // More raw TCP connections than descriptors, all in the backlog at once (a loopback connect
         // completes in the kernel); they never speak TLS.
-        let raw = try (0..<40).map { _ in try RawTCPConnection(port: port) }
+        let raw = try (0..<40).map { _ in try RawTCPConnection(port: flooded == .cast ? port : eurekaPort) }
         var text = ""
         for _ in 0..<600 where !text.contains("pausing accept") {
             try await Task.sleep(for: .milliseconds(50))  // the log is a file: read it again
@@ -64,6 +90,7 @@ struct ReceiverDescriptorLimitTests {
         let freeWhenPaused = Self.freeDescriptors(pid: receiver.pid, limit: maximum) ?? -1
         try #require(text.contains("pausing accept"), "no accept pause logged; \(freeWhenPaused) descriptors free (limit \(maximum)); log: \(text.suffix(2000))")
         #expect(text.contains("reason=descriptorReserve"), "log: \(text.suffix(2000))")
+        #expect(text.contains("listener=\(flooded == .cast ? "cast" : "eureka_info over HTTP")"), "log: \(text.suffix(2000))")
         // The old accept loop took every descriptor (0 free here) and paused only at EMFILE.
         #expect(freeWhenPaused >= reserve, "\(freeWhenPaused) descriptors free while accept is paused (limit \(maximum), reserve \(reserve))")
         try await Task.sleep(for: .seconds(2))  // let a busy loop, or the runtime's trap, show itself

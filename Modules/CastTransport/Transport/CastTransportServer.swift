@@ -271,12 +271,14 @@ private final class HandshakeOutcome: Sendable {
 /// - Every `backoff` it counts again; once more than twice `reserve` are free it takes the spares
 ///   back and turns `autoRead` on.
 ///
+/// Other listeners of the package (the receiver's eureka_info server) use it too, holding no spares.
+///
 /// Loop-bound: used on the server channel's event loop only.
-final class AcceptPauseHandler: ChannelDuplexHandler {
-    typealias InboundIn = any Channel
-    typealias InboundOut = any Channel
-    typealias OutboundIn = Any
-    typealias OutboundOut = Any
+package final class AcceptPauseHandler: ChannelDuplexHandler {
+    package typealias InboundIn = any Channel
+    package typealias InboundOut = any Channel
+    package typealias OutboundIn = Any
+    package typealias OutboundOut = Any
 
     private let backoff: TimeAmount
     private let backoffDuration: Duration
@@ -286,7 +288,7 @@ final class AcceptPauseHandler: ChannelDuplexHandler {
     private var paused = false
     private var resumeCheck: Scheduled<Void>?
     /// Held while accepting, given back while paused.
-    let spares: DescriptorSpares
+    package let spares: DescriptorSpares
 
     /// - Parameters:
     ///   - backoff: how long a pause lasts before the descriptors are counted again.
@@ -294,7 +296,7 @@ final class AcceptPauseHandler: ChannelDuplexHandler {
     ///   - freeDescriptors: counts the free descriptors (`nil` when it cannot tell).
     ///   - report: told of each pause and resumption.
     ///   - spares: the spare descriptors to hold while accepting (`reserve` of them).
-    init(backoff: Duration, reserve: Int, freeDescriptors: @escaping () -> Int?,
+    package init(backoff: Duration, reserve: Int, freeDescriptors: @escaping () -> Int? = DescriptorTable.freeDescriptors,
          spares: DescriptorSpares = DescriptorSpares(),
          report: @escaping @Sendable (CastTransportServer.Event) -> Void) {
         self.spares = spares
@@ -307,7 +309,7 @@ final class AcceptPauseHandler: ChannelDuplexHandler {
     }
 
     /// NIO asks for the next accept: let it through only while more than the reserve is free.
-    func read(context: ChannelHandlerContext) {
+    package func read(context: ChannelHandlerContext) {
         guard !paused else { return }
         if reserve > 0, let free = freeDescriptors(), free <= reserve {
             report(.acceptPaused(freeDescriptors: free, reserve: reserve, backoff: backoffDuration))
@@ -317,7 +319,7 @@ final class AcceptPauseHandler: ChannelDuplexHandler {
         context.read()
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let error = error as? IOError, [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode) else {
             context.fireErrorCaught(error)
             return
@@ -327,18 +329,18 @@ final class AcceptPauseHandler: ChannelDuplexHandler {
         pause(context: context)
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         spares.hold(reserve)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         resumeCheck?.cancel()
         resumeCheck = nil
         spares.release()
         context.fireChannelInactive()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         resumeCheck?.cancel()
         resumeCheck = nil
         spares.release()

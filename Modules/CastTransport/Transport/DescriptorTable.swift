@@ -7,14 +7,14 @@ import Darwin
 #endif
 
 /// The process's file-descriptor table, as far as a server needs to know it to avoid running out.
-enum DescriptorTable {
+package enum DescriptorTable {
     /// How many more descriptors this process can open: the numbers below its soft
     /// `RLIMIT_NOFILE` not in use. 0 when even the count cannot open its directory (the table is
     /// full); `nil` when it cannot tell (no `/proc/self/fd`, or no limit).
     ///
     /// Read again on every call, so a limit changed from outside (`prlimit`) counts at once. One
     /// directory scan, one descriptor for the time of the scan.
-    static func freeDescriptors() -> Int? {
+    package static func freeDescriptors() -> Int? {
         var limit = rlimit()
         #if canImport(Glibc)
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
@@ -52,20 +52,20 @@ enum DescriptorTable {
 /// Descriptors held open on `/dev/null` so they can be given back to the process when it runs
 /// short: closing them is the one way to free descriptors that cannot fail. Loop-bound: used on
 /// its server channel's event loop only.
-final class DescriptorSpares {
+package final class DescriptorSpares {
     private var held: [Int32] = []
     private let opener: () -> Int32
 
     /// - Parameter opener: opens one spare descriptor (`-1` when it cannot); `/dev/null` by default.
-    init(opener: @escaping () -> Int32 = openSpare) {
+    package init(opener: @escaping () -> Int32 = openSpare) {
         self.opener = opener
     }
 
     /// How many are held.
-    var count: Int { held.count }
+    package var count: Int { held.count }
 
     /// Holds `count` spares (as many as can be opened, when fewer).
-    func hold(_ count: Int) {
+    package func hold(_ count: Int) {
         while held.count < count {
             let fd = opener()
             guard fd >= 0 else { return }
@@ -73,8 +73,11 @@ final class DescriptorSpares {
         }
     }
 
+    /// None: for listeners that leave the spares to another.
+    package static var none: DescriptorSpares { DescriptorSpares(opener: { -1 }) }
+
     /// Closes every spare.
-    func release() {
+    package func release() {
         for fd in held { close(fd) }
         held.removeAll()
     }
@@ -83,4 +86,4 @@ final class DescriptorSpares {
 }
 
 /// Opens `/dev/null` for reading, close-on-exec.
-func openSpare() -> Int32 { open("/dev/null", O_RDONLY | O_CLOEXEC) }
+package func openSpare() -> Int32 { open("/dev/null", O_RDONLY | O_CLOEXEC) }
