@@ -265,8 +265,12 @@ public actor CastReceiver {
         let tls = tlsIdentity
         for (port, secure) in [(eureka.httpPort, false), (eureka.httpsPort, true)] where port > 0 {
             do {
+                let logger = self.logger
+                let listener = "eureka_info over \(secure ? "HTTPS" : "HTTP")"
                 let server = try await EurekaServer.start(
-                    host: configuration.host, port: port, info: info, tls: secure ? tls : nil)
+                    host: configuration.host, port: port, info: info, tls: secure ? tls : nil,
+                    limits: configuration.connectionLimits
+                ) { event in Self.logAcceptPause(event, listener: listener, logger: logger) }
                 eurekaServers.append(server)
                 if secure { state.https = server.port } else { state.http = server.port }
             } catch {
@@ -311,14 +315,32 @@ public actor CastReceiver {
             logNewViolations(since: before)
         case .handshakeFailed(let peer, let error):
             logger.info("TLS handshake failed", metadata: ["reason": "\(error.code)", "peer": "\(peer)", "detail": "\(error.message)"])
-        case .acceptFailed(let error, let backoff):
-            logger.warning("accept failed; pausing accept", metadata: [
-                "reason": "acceptFailed", "detail": "\(error.message)", "backoff": "\(backoff.castDescription)"])
+        case .acceptFailed, .acceptPaused, .acceptResumed:
+            Self.logAcceptPause(event, listener: "cast", logger: logger)
         case .readingPaused(let peer, let limit):
             logger.notice("sender not reading its replies; stopped reading from it", metadata: [
                 "reason": "unsentBytesLimit", "peer": "\(peer)", "limit": "\(limit)"])
         case .readingResumed(let peer):
             logger.info("sender caught up; reading from it again", metadata: ["peer": "\(peer)"])
+        }
+    }
+
+    /// Logs an accept pause or resumption of one of the device's listeners (Cast, eureka_info),
+    /// with its typed reason.
+    private nonisolated static func logAcceptPause(_ event: CastTransportServer.Event, listener: String, logger: Logger) {
+        switch event {
+        case .acceptFailed(let error, let backoff):
+            logger.warning("accept failed; pausing accept", metadata: [
+                "reason": "acceptFailed", "listener": "\(listener)", "detail": "\(error.message)",
+                "backoff": "\(backoff.castDescription)"])
+        case .acceptPaused(let free, let reserve, let backoff):
+            logger.warning("few file descriptors left; pausing accept", metadata: [
+                "reason": "descriptorReserve", "listener": "\(listener)", "free": "\(free)", "reserve": "\(reserve)",
+                "backoff": "\(backoff.castDescription)"])
+        case .acceptResumed(let free):
+            logger.info("file descriptors free again; accepting", metadata: ["listener": "\(listener)", "free": "\(free)"])
+        case .handshakeFailed, .readingPaused, .readingResumed:
+            break
         }
     }
 

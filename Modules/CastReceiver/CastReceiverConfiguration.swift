@@ -56,7 +56,7 @@ public struct CastReceiverConfiguration: Sendable {
     /// What one sender may cost the device: the deadline from accept to a finished TLS handshake
     /// (10 s), the bytes queued for a sender that does not read its replies before reading from it
     /// stops (1 MiB) and how long it may stay so before it is dropped (10 s), the accept back-off
-    /// when descriptors run out. Deadlines run on ``clock``.
+    /// when descriptors run out and the descriptors accepting leaves free (16). Deadlines run on ``clock``.
     public var connectionLimits: CastTransportServer.Limits
 
     /// Creates a configuration; every parameter has a realistic default.

@@ -8,7 +8,9 @@ import NIOPosix
 /// device's self-signed certificate), one request per connection.
 ///
 /// Bounded: request heads are limited by NIO's decoder (and the target by ``EurekaInfo``), request
-/// bodies are ignored, and a connection idle for ``idleTimeout`` is closed.
+/// bodies are ignored, a connection idle for ``idleTimeout`` is closed, and accepting pauses rather
+/// than take the last `descriptorReserve` file descriptors of the process, or when accept fails
+/// (the Cast listener's `AcceptPauseHandler`; the spare descriptors are the Cast listener's).
 final class EurekaServer: Sendable {
     static let idleTimeout = TimeAmount.seconds(10)
 
@@ -21,11 +23,24 @@ final class EurekaServer: Sendable {
         self.port = port
     }
 
-    /// Listens on `host:port`; with `tls`, every connection is TLS first.
-    static func start(host: String, port: Int, info: EurekaInfo, tls: TLSCredentials?) async throws -> EurekaServer {
+    /// Listens on `host:port`; with `tls`, every connection is TLS first. `limits` gives the
+    /// descriptor reserve and the accept back-off; `report` is told of each accept pause.
+    static func start(
+        host: String, port: Int, info: EurekaInfo, tls: TLSCredentials?, limits: CastTransportServer.Limits,
+        report: @escaping @Sendable (CastTransportServer.Event) -> Void
+    ) async throws -> EurekaServer {
+        let backoff = limits.acceptBackoff
+        let reserve = limits.descriptorReserve
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.maxMessagesPerRead, value: 1)  // the descriptor count before every accept
+            .serverChannelInitializer { server in
+                server.eventLoop.makeCompletedFuture {
+                    try server.pipeline.syncOperations.addHandler(
+                        AcceptPauseHandler(backoff: backoff, reserve: reserve, spares: .none, report: report))
+                }
+            }
             .childChannelInitializer { child in
                 child.eventLoop.makeCompletedFuture {
                     let sync = child.pipeline.syncOperations

@@ -10,8 +10,8 @@ import Synchronization
 /// What one sender may cost is bounded (see ``Limits``): a deadline from accept to the finished
 /// handshake, a cap on bytes queued for a sender that does not read (reading from it stops, and it
 /// is dropped if it stays over), a cap on decoded messages not yet taken from ``CastTransport/inbound``
-/// (reading stops until they are), and a pause in accepting when accept fails (descriptors exhausted)
-/// instead of a busy loop.
+/// (reading stops until they are), and a pause in accepting while few file descriptors are left or
+/// when accept fails (descriptors exhausted) instead of a busy loop.
 ///
 /// ```swift
 /// let server = try await CastTransportServer.start(host: "127.0.0.1", port: 0,
@@ -32,20 +32,37 @@ public final class CastTransportServer: Sendable {
         /// Bytes of decoded messages one sender may have waiting for the consumer of its
         /// ``CastTransport/inbound`` before reading from it stops (until the consumer catches up).
         public var maximumQueuedInboundBytes: Int
-        /// How long accepting pauses after accept failed (for example when file descriptors ran out).
+        /// How long accepting pauses after accept failed (for example when file descriptors ran out)
+        /// or left too few descriptors free; it resumes only once more than ``descriptorReserve`` are free.
         public var acceptBackoff: Duration
+        /// File descriptors that accepting leaves free for the rest of the process; 0 turns the check off.
+        ///
+        /// Before each accept the server counts the descriptor numbers still free below the
+        /// process's soft `RLIMIT_NOFILE` (Linux: `/proc/self/fd`); when no more than this many are,
+        /// it stops accepting (``Event/acceptPaused(freeDescriptors:reserve:backoff:)``). While it
+        /// accepts it also holds this many more descriptors open (on `/dev/null`), and gives them
+        /// back when it pauses, so the process gets room even when something else took the
+        /// descriptors or the limit was lowered under it (then accept fails: ``Event/acceptFailed(error:backoff:)``).
+        /// It counts again every ``acceptBackoff`` and accepts again once more than twice this many
+        /// are free (the spare ones are taken back first).
+        ///
+        /// The process must never run out: the Swift runtime's libdispatch opens `/proc/<tid>/stat`
+        /// about once a second while work is queued, and stops the process (a trap: `SIGILL`) when
+        /// that open fails.
+        public var descriptorReserve: Int
 
         /// Creates limits; the defaults suit a Cast device.
         public init(
             handshakeTimeout: Duration = .seconds(10), maximumUnsentBytes: Int = 1 << 20,
             unsentBytesTimeout: Duration = .seconds(10), maximumQueuedInboundBytes: Int = 1 << 20,
-            acceptBackoff: Duration = .seconds(1)
+            acceptBackoff: Duration = .seconds(1), descriptorReserve: Int = 16
         ) {
             self.handshakeTimeout = handshakeTimeout
             self.maximumUnsentBytes = maximumUnsentBytes
             self.unsentBytesTimeout = unsentBytesTimeout
             self.maximumQueuedInboundBytes = maximumQueuedInboundBytes
             self.acceptBackoff = acceptBackoff
+            self.descriptorReserve = descriptorReserve
         }
     }
 
@@ -54,8 +71,15 @@ public final class CastTransportServer: Sendable {
         /// A connection closed before its TLS handshake finished: `error` says why
         /// (``CastTransportError/Code/handshakeTimeout`` when the deadline passed).
         case handshakeFailed(peer: String, error: CastTransportError)
-        /// Accepting failed; the server stops accepting for `backoff`.
+        /// Accepting failed; the server stops accepting for `backoff` (and longer while no more than
+        /// ``Limits/descriptorReserve`` descriptors are free).
         case acceptFailed(error: CastTransportError, backoff: Duration)
+        /// Only `freeDescriptors` file descriptors are left (no more than `reserve`, see
+        /// ``Limits/descriptorReserve``); the server stops accepting for `backoff`, and longer until more are free.
+        case acceptPaused(freeDescriptors: Int, reserve: Int, backoff: Duration)
+        /// More than ``Limits/descriptorReserve`` descriptors are free again (`freeDescriptors`,
+        /// counted with the spare ones taken back); the server accepts again.
+        case acceptResumed(freeDescriptors: Int)
         /// Reading from a sender stopped: more than the unsent-bytes limit waits for it.
         case readingPaused(peer: String, unsentBytesLimit: Int)
         /// The sender read what was queued; reading from it resumed.
@@ -66,6 +90,9 @@ public final class CastTransportServer: Sendable {
             switch self {
             case .handshakeFailed(let peer, let error): "\(peer): TLS handshake failed: \(error)"
             case .acceptFailed(let error, let backoff): "accept failed (\(error)); pausing accept for \(backoff.castDescription)"
+            case .acceptPaused(let free, let reserve, let backoff):
+                "only \(free) file descriptors free (reserve \(reserve)); pausing accept for \(backoff.castDescription)"
+            case .acceptResumed(let free): "\(free) file descriptors free; accepting again"
             case .readingPaused(let peer, let limit): "\(peer): not reading its replies (over \(limit) bytes unsent); stopped reading from it"
             case .readingResumed(let peer): "\(peer): read its replies; reading from it again"
             }
@@ -120,14 +147,18 @@ public final class CastTransportServer: Sendable {
         let events = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let clock = TransportClock(clock)
         let backoff = limits.acceptBackoff
+        let reserve = limits.descriptorReserve
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: backlog)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // One accept per read, so the descriptor check runs after every accepted connection.
+            .serverChannelOption(.maxMessagesPerRead, value: UInt(reserve > 0 ? 1 : 4))
             .serverChannelInitializer { server in
                 server.eventLoop.makeCompletedFuture {
-                    try server.pipeline.syncOperations.addHandler(AcceptPauseHandler(backoff: backoff) { error in
-                        events.continuation.yield(.acceptFailed(
-                            error: CastTransportError(code: .io, message: "\(error)", cause: error), backoff: backoff))
+                    try server.pipeline.syncOperations.addHandler(AcceptPauseHandler(
+                        backoff: backoff, reserve: reserve, freeDescriptors: DescriptorTable.freeDescriptors
+                    ) { event in
+                        events.continuation.yield(event)
                     })
                 }
             }
@@ -221,44 +252,129 @@ private final class HandshakeOutcome: Sendable {
     }
 }
 
-/// Pauses accepting after accept failed for lack of resources (EMFILE, ENFILE, ENOBUFS, ENOMEM).
+/// Pauses accepting while the process is short of file descriptors, instead of spinning or
+/// letting the process run out.
 ///
-/// The connection stays in the kernel's backlog, so the listening socket stays readable and a
-/// plain retry spins the event loop at 100 % CPU while nothing can be accepted. NIO's
-/// `AcceptBackoffHandler` only delays the next `read()`, which NIO never asks for when the failed
-/// accept was the first of its read cycle; this handler turns `autoRead` off instead (NIO then
-/// stops watching the socket) and back on after `backoff`.
-private final class AcceptPauseHandler: ChannelInboundHandler {
-    typealias InboundIn = any Channel
-    typealias InboundOut = any Channel
+/// - Before each accept (NIO's `read()` on the listening channel, one accept per read) it counts
+///   the free descriptors (`freeDescriptors`); when no more than `reserve` are left it holds the
+///   read back and turns `autoRead` off (NIO then stops watching the listening socket). So
+///   accepting never takes the last `reserve` descriptors, which the rest of the process needs:
+///   libdispatch (under Swift concurrency) traps when it cannot open `/proc/<tid>/stat`.
+/// - While accepting it holds `reserve` spare descriptors (``DescriptorSpares``) and closes them
+///   when it pauses, so the process has room even when the count came too late: something else
+///   took the descriptors, or the limit was lowered under the process.
+/// - When accept fails for lack of resources (EMFILE, ENFILE, ENOBUFS, ENOMEM) it pauses the same
+///   way. The connection stays in the kernel's backlog, so the listening socket stays readable and
+///   a plain retry would spin the event loop at 100 % CPU; NIO's `AcceptBackoffHandler` only
+///   delays the next `read()`, which NIO never asks for when the failed accept was the first of
+///   its read cycle.
+/// - Every `backoff` it counts again; once more than twice `reserve` are free it takes the spares
+///   back and turns `autoRead` on.
+///
+/// Other listeners of the package (the receiver's eureka_info server) use it too, holding no spares.
+///
+/// Loop-bound: used on the server channel's event loop only.
+package final class AcceptPauseHandler: ChannelDuplexHandler {
+    package typealias InboundIn = any Channel
+    package typealias InboundOut = any Channel
+    package typealias OutboundIn = Any
+    package typealias OutboundOut = Any
 
-    private let backoff: Duration
-    private let report: @Sendable (IOError) -> Void
+    private let backoff: TimeAmount
+    private let backoffDuration: Duration
+    private let reserve: Int
+    private let freeDescriptors: () -> Int?
+    private let report: @Sendable (CastTransportServer.Event) -> Void
     private var paused = false
+    private var resumeCheck: Scheduled<Void>?
+    /// Held while accepting, given back while paused.
+    package let spares: DescriptorSpares
 
-    init(backoff: Duration, report: @escaping @Sendable (IOError) -> Void) {
-        self.backoff = backoff
+    /// - Parameters:
+    ///   - backoff: how long a pause lasts before the descriptors are counted again.
+    ///   - reserve: descriptors left free for the rest of the process; 0 turns the count off.
+    ///   - freeDescriptors: counts the free descriptors (`nil` when it cannot tell).
+    ///   - report: told of each pause and resumption.
+    ///   - spares: the spare descriptors to hold while accepting (`reserve` of them).
+    package init(backoff: Duration, reserve: Int, freeDescriptors: @escaping () -> Int? = DescriptorTable.freeDescriptors,
+         spares: DescriptorSpares = DescriptorSpares(),
+         report: @escaping @Sendable (CastTransportServer.Event) -> Void) {
+        self.spares = spares
+        backoffDuration = backoff
+        self.backoff = .nanoseconds(
+            Int64(backoff.components.seconds) * 1_000_000_000 + backoff.components.attoseconds / 1_000_000_000)
+        self.reserve = reserve
+        self.freeDescriptors = freeDescriptors
         self.report = report
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    /// NIO asks for the next accept: let it through only while more than the reserve is free.
+    package func read(context: ChannelHandlerContext) {
+        guard !paused else { return }
+        if reserve > 0, let free = freeDescriptors(), free <= reserve {
+            report(.acceptPaused(freeDescriptors: free, reserve: reserve, backoff: backoffDuration))
+            pause(context: context)
+            return
+        }
+        context.read()
+    }
+
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let error = error as? IOError, [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode) else {
             context.fireErrorCaught(error)
             return
         }
         guard !paused else { return }
+        report(.acceptFailed(error: CastTransportError(code: .io, message: "\(error)", cause: error), backoff: backoffDuration))
+        pause(context: context)
+    }
+
+    package func handlerAdded(context: ChannelHandlerContext) {
+        spares.hold(reserve)
+    }
+
+    package func channelInactive(context: ChannelHandlerContext) {
+        resumeCheck?.cancel()
+        resumeCheck = nil
+        spares.release()
+        context.fireChannelInactive()
+    }
+
+    package func handlerRemoved(context: ChannelHandlerContext) {
+        resumeCheck?.cancel()
+        resumeCheck = nil
+        spares.release()
+    }
+
+    private func pause(context: ChannelHandlerContext) {
         paused = true
-        report(error)
-        let options = context.channel.syncOptions
-        try? options?.setOption(.autoRead, value: false)
-        let delay = TimeAmount.nanoseconds(
-            Int64(backoff.components.seconds) * 1_000_000_000 + backoff.components.attoseconds / 1_000_000_000)
+        spares.release()
+        try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+        scheduleResumeCheck(context: context)
+    }
+
+    private func scheduleResumeCheck(context: ChannelHandlerContext) {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.scheduleTask(in: delay) {
+        resumeCheck = context.eventLoop.scheduleTask(in: backoff) {
             let (handler, context) = bound.value
-            handler.paused = false
-            try? context.channel.syncOptions?.setOption(.autoRead, value: true)
+            handler.backoffElapsed(context: context)
         }
+    }
+
+    /// Resumes accepting once more than twice the reserve is free (the spares are taken back
+    /// first, and more than the reserve must stay); otherwise waits another `backoff`.
+    private func backoffElapsed(context: ChannelHandlerContext) {
+        resumeCheck = nil
+        guard paused, context.channel.isActive else { return }
+        let free = reserve > 0 ? freeDescriptors() : nil
+        if let free, free <= 2 * reserve {
+            scheduleResumeCheck(context: context)
+            return
+        }
+        spares.hold(reserve)
+        paused = false
+        if let free { report(.acceptResumed(freeDescriptors: free - reserve)) }
+        try? context.channel.syncOptions?.setOption(.autoRead, value: true)
     }
 }
 
