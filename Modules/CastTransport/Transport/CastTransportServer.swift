@@ -46,6 +46,9 @@ public final class CastTransportServer: Sendable {
         /// It counts again every ``acceptBackoff`` and accepts again once more than twice this many
         /// are free (the spare ones are taken back first).
         ///
+        /// Descriptors are the process's: in a process with many listeners, one of them keeping the
+        /// reserve is enough (give the others 0).
+        ///
         /// The process must never run out: the Swift runtime's libdispatch opens `/proc/<tid>/stat`
         /// about once a second while work is queued, and stops the process (a trap: `SIGILL`) when
         /// that open fails.

@@ -20,7 +20,10 @@ enum Serve {
             let receiver = CastReceiver(configuration: CastReceiverConfiguration(
                 name: "Bench \(index)", replyLatency: .milliseconds(latency)))
             // Until CastReceiver.start() has its TLS listener, host it on the transport server.
-            let server = try await CastTransportServer.start(credentials: credentials, backlog: 64, group: group)
+            // The descriptor reserve is the process's: one listener keeping it is enough (each keeping
+            // one would hold 16 spare descriptors and scan the whole table on its first accept).
+            let limits = index == 0 ? CastTransportServer.Limits() : CastTransportServer.Limits(descriptorReserve: 0)
+            let server = try await CastTransportServer.start(credentials: credentials, backlog: 64, limits: limits, group: group)
             let connections = server.connections
             Task {
                 for await connection in connections { await receiver.accept(connection) }
