@@ -231,7 +231,8 @@ let package = Package(
             name: "CastReceiverTests",
             dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
                            "CastMedia", "CastQueue", "CastHTTP",
-                           .product(name: "SwiftProtobuf", package: "swift-protobuf")] + nio,
+                           .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                           .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
             path: "Tests/CastReceiverTests"),
         .testTarget(
             name: "CastIntentsTests",

@@ -8,11 +8,15 @@ import NIOPosix
 /// device's self-signed certificate), one request per connection.
 ///
 /// Bounded: request heads are limited by NIO's decoder (and the target by ``EurekaInfo``), request
-/// bodies are ignored, a connection idle for ``idleTimeout`` is closed, and accepting pauses rather
+/// bodies are ignored, a connection idle for ``idleTimeout`` is closed, one open for
+/// ``connectionDeadline`` is closed whatever it does (a client dripping a byte every few seconds is
+/// never idle), and accepting pauses rather
 /// than take the last `descriptorReserve` file descriptors of the process, or when accept fails
 /// (the Cast listener's `AcceptPauseHandler`; the spare descriptors are the Cast listener's).
 final class EurekaServer: Sendable {
     static let idleTimeout = TimeAmount.seconds(10)
+    /// How long a connection may stay open in all: TLS, the request and the answer take milliseconds.
+    static let connectionDeadline = TimeAmount.seconds(20)
 
     private let channel: any Channel
     /// The bound TCP port.
@@ -44,6 +48,7 @@ final class EurekaServer: Sendable {
             .childChannelInitializer { child in
                 child.eventLoop.makeCompletedFuture {
                     let sync = child.pipeline.syncOperations
+                    try sync.addHandler(ConnectionDeadlineHandler(deadline: connectionDeadline))
                     try sync.addHandler(IdleStateHandler(allTimeout: idleTimeout))
                     if let tls { try sync.addHandler(GnuTLSHandler(role: .server(tls))) }
                     try sync.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: true)
@@ -101,5 +106,41 @@ private final class EurekaHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
+    }
+}
+
+/// Closes its connection a fixed time after it became active, whatever the peer sends meanwhile.
+final class ConnectionDeadlineHandler: ChannelInboundHandler {
+    typealias InboundIn = NIOAny
+
+    private let deadline: TimeAmount
+    private var closing: Scheduled<Void>?
+
+    init(deadline: TimeAmount) { self.deadline = deadline }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { arm(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        arm(context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closing?.cancel()
+        closing = nil
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        closing?.cancel()
+        closing = nil
+    }
+
+    private func arm(context: ChannelHandlerContext) {
+        guard closing == nil else { return }
+        let channel = context.channel
+        closing = context.eventLoop.scheduleTask(in: deadline) { channel.close(promise: nil) }
     }
 }
