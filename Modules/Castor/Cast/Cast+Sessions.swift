@@ -121,7 +121,11 @@ extension Cast {
     func tearDown(stopApp: Bool, notify: Bool) async {
         guard let (link, player) = state.withLock({ state in state.link.map { ($0, state.player) } }) else { return }
         setConnectionState(.disconnecting)
-        let resume = notify ? await player?.resumeState() : nil
+        // The state is built (asking the receiver for the queue's items) only for someone to hand it
+        // to: without a delegate or castable, ending never waits on the receiver (a silent device
+        // held `castctl mpris`'s stop until the request timed out).
+        let handedOver = notify && state.withLock { $0.delegate != nil || $0.castable != nil }
+        let resume = handedOver ? await player?.resumeState() : nil
         detach(link)
         await link.close(stopApp: stopApp)
         player?.invalidate()
