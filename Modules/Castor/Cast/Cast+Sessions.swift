@@ -99,9 +99,10 @@ extension Cast {
         delegate?.castStartSession()
     }
 
-    /// Ends the session: captures the receiver's state, stops the receiver app (when
-    /// ``CastConfiguration/stopsReceiverAppOnEnd``), disconnects, and hands the state to the
-    /// ``delegate`` and then the ``castable``. Does nothing without a session.
+    /// Ends the session: captures the receiver's state (when a ``delegate`` or ``castable`` is set
+    /// to receive it), stops the receiver app (when ``CastConfiguration/stopsReceiverAppOnEnd``),
+    /// disconnects, and hands the state to the ``delegate`` and then the ``castable``. Does nothing
+    /// without a session.
     public func endSession() async {
         await endSession(stoppingReceiverApp: configuration.stopsReceiverAppOnEnd)
     }
