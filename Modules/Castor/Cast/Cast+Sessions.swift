@@ -99,9 +99,10 @@ extension Cast {
         delegate?.castStartSession()
     }
 
-    /// Ends the session: captures the receiver's state, stops the receiver app (when
-    /// ``CastConfiguration/stopsReceiverAppOnEnd``), disconnects, and hands the state to the
-    /// ``delegate`` and then the ``castable``. Does nothing without a session.
+    /// Ends the session: captures the receiver's state (when a ``delegate`` or ``castable`` is set
+    /// to receive it), stops the receiver app (when ``CastConfiguration/stopsReceiverAppOnEnd``),
+    /// disconnects, and hands the state to the ``delegate`` and then the ``castable``. Does nothing
+    /// without a session.
     public func endSession() async {
         await endSession(stoppingReceiverApp: configuration.stopsReceiverAppOnEnd)
     }
@@ -121,7 +122,11 @@ extension Cast {
     func tearDown(stopApp: Bool, notify: Bool) async {
         guard let (link, player) = state.withLock({ state in state.link.map { ($0, state.player) } }) else { return }
         setConnectionState(.disconnecting)
-        let resume = notify ? await player?.resumeState() : nil
+        // The state is built (asking the receiver for the queue's items) only for someone to hand it
+        // to: without a delegate or castable, ending never waits on the receiver (a silent device
+        // held `castctl mpris`'s stop until the request timed out).
+        let handedOver = notify && state.withLock { $0.delegate != nil || $0.castable != nil }
+        let resume = handedOver ? await player?.resumeState() : nil
         detach(link)
         await link.close(stopApp: stopApp)
         player?.invalidate()
