@@ -300,6 +300,81 @@ import Foundation
         }
     }
 
+    // MARK: Repeated values
+
+    /// Where a value starts in the input and how deep it is nested.
+    public struct Mark: Sendable, Hashable {
+        /// The offset of the value's first byte.
+        public let offset: Int
+        /// The nesting depth the value is read at.
+        public let depth: Int
+        /// The reader's deepest level before the mark.
+        @usableFromInline let deepestBefore: Int
+
+        @inlinable
+        init(offset: Int, depth: Int, deepestBefore: Int) {
+            self.offset = offset
+            self.depth = depth
+            self.deepestBefore = deepestBefore
+        }
+    }
+
+    /// A value already read: its bytes, the depth it was read at and how many levels it nests (see
+    /// ``skipRepeat(of:)``).
+    public struct Span: Sendable, Hashable {
+        /// Where it started.
+        public let mark: Mark
+        /// Its length in bytes.
+        public let count: Int
+        /// How many levels deeper than its start it went (1 for an object of scalars).
+        public let nesting: Int
+
+        @inlinable
+        init(mark: Mark, count: Int, nesting: Int) {
+            self.mark = mark
+            self.count = count
+            self.nesting = nesting
+        }
+    }
+
+    /// Where the next value starts (whitespace skipped); read it, then call ``span(from:)``.
+    @inlinable
+    public mutating func mark() -> Mark {
+        parser.skipWhitespace()
+        let mark = Mark(offset: parser.index, depth: parser.depth, deepestBefore: parser.deepest)
+        parser.deepest = parser.depth
+        return mark
+    }
+
+    /// The value read since `mark` (call it right after reading the value).
+    @inlinable
+    public mutating func span(from mark: Mark) -> Span {
+        let span = Span(mark: mark, count: parser.index - mark.offset, nesting: parser.deepest - mark.depth)
+        parser.deepest = Swift.max(parser.deepest, mark.deepestBefore)
+        return span
+    }
+
+    /// Whether the next value is, byte for byte, the object or array `span` read earlier from this input,
+    /// and nests within the depth limit here too; if so the reader moves past it and the caller may reuse
+    /// what it made of `span`. (An object or array ends at its own closing bracket, so reading these bytes
+    /// again would give the same value.) Cast receivers repeat the current item's `media` in MEDIA_STATUS
+    /// `items`.
+    @inlinable
+    public mutating func skipRepeat(of span: Span) -> Bool {
+        parser.skipWhitespace()
+        let bytes = parser.bytes
+        let index = parser.index
+        guard span.count > 1, parser.depth + span.nesting <= JSONParser.maxDepth, span.mark.offset + span.count <= index,
+              bytes.count - index >= span.count, let base = bytes.baseAddress
+        else { return false }
+        let first = base[span.mark.offset]
+        guard first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+              memcmp(base + index, base + span.mark.offset, span.count) == 0
+        else { return false }
+        parser.index = index + span.count
+        return true
+    }
+
     // MARK: Scalars and subtrees
 
     /// Reads a string. - Throws: `malformed` when the next value is not a valid string.

@@ -16,6 +16,8 @@ struct JSONParser {
     @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
     @usableFromInline var index = 0
     @usableFromInline var depth = 0
+    /// The deepest level entered (since the pull reader's last ``JSONPullReader/mark()``).
+    @usableFromInline var deepest = 0
     private var memberKeys: [String] = []
     private var memberValues: [JSONValue] = []
 
@@ -147,6 +149,7 @@ struct JSONParser {
     @inlinable
     mutating func enter() throws(JSONError) {
         depth += 1
+        if depth > deepest { deepest = depth }
         guard depth <= Self.maxDepth else { throw error("Nested deeper than \(Self.maxDepth) levels") }
     }
 

@@ -165,6 +165,28 @@ struct MediaStatusReadingTests {
         }
     }
 
+    /// A `media` repeated byte for byte in `items` is read once and reused: the same message as the tree,
+    /// also when the repeat would nest past the depth limit where the first did not, and when the repeat
+    /// differs in its last bytes.
+    @Test func repeatedMediaGivesTheSameOutcome() {
+        // The first media object opens at depth 4, the one in `items` at depth 6.
+        for levels in 504...509 {
+            let nested = String(repeating: "[", count: levels) + String(repeating: "]", count: levels)
+            let media = #"{"contentId":"a","customData":"# + nested + "}"
+            Self.expectSameOutcome(#"{"status":[{"mediaSessionId":1,"media":"# + media + #","items":[{"itemId":1,"media":"# + media + "}]}]}")
+        }
+        let media = #"{"contentId":"https://example.com/a.mp4","contentType":"video/mp4","metadata":{"metadataType":1,"title":"A"}}"#
+        let other = #"{"contentId":"https://example.com/a.mp4","contentType":"video/mp4","metadata":{"metadataType":1,"title":"B"}}"#
+        for items in ["[{\"media\":\(media)},{\"media\":\(media)}]", "[{\"media\":\(other)},{\"media\":\(media)}]",
+                      "[{\"media\":null},{\"media\":\(media) }]", "[{\"media\":\(media.dropLast())}]"] {
+            Self.expectSameOutcome(#"{"status":[{"mediaSessionId":1,"media":"# + media + #","items":"# + items + "}]}")
+            Self.expectSameOutcome(#"{"status":[{"mediaSessionId":1,"items":"# + items + #","media":"# + media + "}]}")
+        }
+        let decoded = try? MediaStatusMessage(utf8: Array((#"{"status":[{"mediaSessionId":1,"media":"# + media + #","items":[{"media":"# + media + "}]}]}").utf8))
+        #expect(decoded?.first?.items?.first?.media == decoded?.first?.media)
+        #expect(decoded?.first?.media?.metadata?.title == "A")
+    }
+
     /// Seeded mutations of the repository's statuses (bytes flipped, inserted, deleted, and JSON tokens
     /// spliced in): whatever the input, both decoders agree.
     @Test func mutatedStatusesGiveTheSameOutcome() {

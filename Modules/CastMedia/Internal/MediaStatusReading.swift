@@ -33,12 +33,14 @@ extension MediaStatusMessage {
         }
         var requestId: Int?
         var status: [MediaStatus] = []
+        var repeated = RepeatedMedia()
         var more = try reader.beginObject()
         while more {
             let key = try reader.readKey()
             switch Self.members.index(of: key).flatMap(Member.init(rawValue:)) {
             case .requestId: requestId = try reader.lenientInt()
-            case .status: status = try reader.readable { reader throws(JSONError) in try MediaStatus.read(from: &reader) }
+            case .status:
+                status = try reader.readable { reader throws(JSONError) in try MediaStatus.read(from: &reader, repeated: &repeated) }
             case nil: try reader.skipValue()
             }
             more = try reader.endMember()
@@ -118,7 +120,7 @@ extension MediaStatus {
 
     /// The next value as a status; `nil` (value consumed) when it is not an object or has no integer
     /// `mediaSessionId`, as ``init(json:)`` throws.
-    static func read(from reader: inout JSONPullReader) throws(JSONError) -> MediaStatus? {
+    static func read(from reader: inout JSONPullReader, repeated: inout RepeatedMedia) throws(JSONError) -> MediaStatus? {
         guard try reader.peek() == .object else {
             try reader.skipValue()
             return nil
@@ -141,13 +143,14 @@ extension MediaStatus {
             case .supportedMediaCommands: supportedMediaCommands = try reader.lenientInt()
             case .volume: status.volume = try MediaVolume.read(from: &reader)
             case .activeTrackIds: status.activeTrackIds = try reader.lenientInts()
-            case .media: status.media = try MediaInformation.read(from: &reader)
+            case .media: status.media = try MediaInformation.read(from: &reader, repeated: &repeated)
             case .currentItemId: status.currentItemId = try reader.lenientInt()
             case .loadingItemId: status.loadingItemId = try reader.lenientInt()
             case .preloadedItemId: status.preloadedItemId = try reader.lenientInt()
-            case .items: status.items = try reader.allOrNothing { reader throws(JSONError) in try QueueItem.read(from: &reader) }
+            case .items:
+                status.items = try reader.allOrNothing { reader throws(JSONError) in try QueueItem.read(from: &reader, repeated: &repeated) }
             case .repeatMode: status.repeatMode = try reader.enumeration()
-            case .queueData: status.queueData = try QueueData.read(from: &reader)
+            case .queueData: status.queueData = try QueueData.read(from: &reader, repeated: &repeated)
             case .customData: status.customData = try reader.optionalValue().map(CastCustomData.init)
             case .breakStatus: status.breakStatus = try reader.optionalValue()
             case .liveSeekableRange: status.liveSeekableRange = try reader.model(LiveSeekableRange.init(json:))
@@ -173,6 +176,16 @@ extension MediaInformation {
             hlsSegmentFormat, hlsVideoSegmentFormat, entity, mediaCategory, startAbsoluteTime
     }
     private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
+
+    /// The next value as media information, or the last one read when its bytes are the same (receivers
+    /// send the current item's `media` twice in a MEDIA_STATUS: in the status and in its `items`).
+    static func read(from reader: inout JSONPullReader, repeated: inout RepeatedMedia) throws(JSONError) -> MediaInformation? {
+        if let span = repeated.span, reader.skipRepeat(of: span) { return repeated.media }
+        let mark = reader.mark()
+        let media = try read(from: &reader)
+        if media != nil { repeated = RepeatedMedia(span: reader.span(from: mark), media: media) }
+        return media
+    }
 
     /// The next value as media information; `nil` (value consumed) when it is not an object, as
     /// ``init(json:)`` throws.
@@ -265,7 +278,7 @@ extension QueueItem {
 
     /// The next value as a queue item; `nil` (value consumed) when it is not an object, as ``init(json:)``
     /// throws.
-    static func read(from reader: inout JSONPullReader) throws(JSONError) -> QueueItem? {
+    static func read(from reader: inout JSONPullReader, repeated: inout RepeatedMedia) throws(JSONError) -> QueueItem? {
         guard try reader.peek() == .object else {
             try reader.skipValue()
             return nil
@@ -276,7 +289,7 @@ extension QueueItem {
             let key = try reader.readKey()
             switch members.index(of: key).flatMap(Member.init(rawValue:)) {
             case .itemId: item.itemId = try reader.lenientInt()
-            case .media: item.media = try MediaInformation.read(from: &reader)
+            case .media: item.media = try MediaInformation.read(from: &reader, repeated: &repeated)
             case .autoplay: item.autoplay = try reader.lenientBool()
             case .startTime: item.startTime = try reader.lenientDouble()
             case .playbackDuration: item.playbackDuration = try reader.lenientDouble()
@@ -292,6 +305,12 @@ extension QueueItem {
         }
         return item
     }
+}
+
+/// The last `media` object read in a message, with its bytes, for ``MediaInformation/read(from:repeated:)``.
+struct RepeatedMedia {
+    var span: JSONPullReader.Span?
+    var media: MediaInformation?
 }
 
 /// A member read with a strict rule (`JSONObjectReader`'s `strict…`): absent (missing or `null`), a value,
@@ -490,7 +509,7 @@ extension QueueData {
     private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
 
     /// The next value as queue data, with ``init(json:)``'s rules; `nil` (value consumed) when not an object.
-    static func read(from reader: inout JSONPullReader) throws(JSONError) -> QueueData? {
+    static func read(from reader: inout JSONPullReader, repeated: inout RepeatedMedia) throws(JSONError) -> QueueData? {
         guard try reader.isObject() else { return nil }
         var data = QueueData()
         var more = try reader.beginObject()
@@ -504,7 +523,8 @@ extension QueueData {
             case .queueType: data.queueType = try reader.enumeration()
             case .repeatMode: data.repeatMode = try reader.enumeration()
             case .shuffle: data.shuffle = try reader.lenientBool()
-            case .items: data.items = try reader.allOrNothing { reader throws(JSONError) in try QueueItem.read(from: &reader) }
+            case .items:
+                data.items = try reader.allOrNothing { reader throws(JSONError) in try QueueItem.read(from: &reader, repeated: &repeated) }
             case .startIndex: data.startIndex = try reader.lenientInt()
             case .startTime: data.startTime = try reader.lenientDouble()
             case .containerMetadata: data.containerMetadata = try reader.optionalValue()
