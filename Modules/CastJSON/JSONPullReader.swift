@@ -24,9 +24,9 @@ import Foundation
 /// Every method throws ``JSONError`` with code ``JSONError/Code/malformed`` for input that is not JSON;
 /// the reader never throws for a value of an unexpected type (the `lenient` readers consume it and
 /// return `nil`), so the caller decides what a type mismatch means.
-package struct JSONPullReader {
+@_spi(JSONReading) public struct JSONPullReader {
     /// What the next value is, from its first byte.
-    package enum Token: Sendable, Hashable {
+    public enum Token: Sendable, Hashable {
         /// `{`.
         case object
         /// `[`.
@@ -41,52 +41,49 @@ package struct JSONPullReader {
         case null
     }
 
-    /// A member name as read: a view of the input's bytes when it has no escapes, else the decoded string.
-    /// Valid only while the reader's input is (use it before reading on).
-    package struct Key {
-        private let plain: UnsafeBufferPointer<UInt8>?
-        private let decoded: String?
+    /// A member name as read: a view of its UTF-8 bytes — the input's own when the name has no escapes,
+    /// else the reader's copy of the decoded name. Valid only until the reader reads on (use it first).
+    public struct Key {
+        /// The name's bytes.
+        @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
 
-        init(plain: UnsafeBufferPointer<UInt8>) {
-            self.plain = plain
-            decoded = nil
-        }
-
-        init(decoded: String) {
-            plain = nil
-            self.decoded = decoded
+        @inlinable
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            self.bytes = bytes
         }
 
         /// The name as a `String`.
-        package var string: String {
-            if let plain { return String(decoding: plain, as: UTF8.self) }
-            return decoded ?? ""
-        }
+        @inlinable
+        public var string: String { String(decoding: bytes, as: UTF8.self) }
 
         /// Runs `body` on the name's UTF-8 bytes.
-        package func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-            if let plain { return body(plain) }
-            var copy = decoded ?? ""
-            return copy.withUTF8(body)
+        @inlinable
+        public func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+            body(bytes)
         }
 
         /// Whether the name is `name`.
-        package static func == (key: Key, name: StaticString) -> Bool {
-            let expected = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-            return key.withUTF8 { bytes in bytes.elementsEqual(expected) }
+        @inlinable
+        public static func == (key: Key, name: StaticString) -> Bool {
+            let count = name.utf8CodeUnitCount
+            guard key.bytes.count == count else { return false }
+            return count == 0 || memcmp(key.bytes.baseAddress!, name.utf8Start, count) == 0
         }
     }
 
-    private var parser: JSONParser
+    @usableFromInline var parser: JSONParser
+    /// The decoded bytes of the last member name that had escapes or non-ASCII bytes.
+    @usableFromInline var decodedKey: [UInt8] = []
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @usableFromInline
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
         parser = JSONParser(bytes)
         parser.skipByteOrderMark()
     }
 
     /// Runs `body` with a reader over `bytes`, then checks that only whitespace follows the value `body`
     /// read. A malformed document throws `malformed` even when `body` failed first for another reason.
-    package static func read<Result>(
+    public static func read<Result>(
         _ bytes: some Collection<UInt8>, _ body: (inout JSONPullReader) throws(JSONError) -> Result
     ) throws(JSONError) -> Result {
         let outcome: Swift.Result<Result, JSONError>? = bytes.withContiguousStorageIfAvailable { buffer in
@@ -100,7 +97,7 @@ package struct JSONPullReader {
     /// Runs `body` on a reader over `bytes` and stops where `body` stops: the rest of the document
     /// is neither read nor checked. For reading a few leading members cheaply (routing); use
     /// ``read(_:_:)`` when the document must be valid.
-    package static func readPrefix<Result>(
+    public static func readPrefix<Result>(
         _ bytes: some Collection<UInt8>, _ body: (inout JSONPullReader) throws(JSONError) -> Result
     ) throws(JSONError) -> Result {
         let outcome: Swift.Result<Result, JSONError>? = bytes.withContiguousStorageIfAvailable { buffer in
@@ -115,7 +112,9 @@ package struct JSONPullReader {
         }.get()
     }
 
-    private static func read<Result>(
+    /// ``read(_:_:)`` over a buffer.
+    @inlinable
+    public static func read<Result>(
         buffer: UnsafeBufferPointer<UInt8>, _ body: (inout JSONPullReader) throws(JSONError) -> Result
     ) -> Swift.Result<Result, JSONError> {
         var reader = JSONPullReader(buffer)
@@ -132,7 +131,8 @@ package struct JSONPullReader {
     }
 
     /// Skips what is left of the document after the top-level value and checks the end of the input.
-    private mutating func finish() throws(JSONError) {
+    @usableFromInline
+    mutating func finish() throws(JSONError) {
         var start = JSONParser(parser.bytes)
         start.skipByteOrderMark()
         if parser.depth > 0 || parser.index == start.index {
@@ -151,7 +151,8 @@ package struct JSONPullReader {
 
     /// The kind of the next value (after whitespace), without consuming it.
     /// - Throws: `malformed` at the end of the input or on a byte no value starts with.
-    package mutating func peek() throws(JSONError) -> Token {
+    @inlinable @inline(__always)
+    public mutating func peek() throws(JSONError) -> Token {
         parser.skipWhitespace()
         guard let byte = parser.peek() else { throw parser.error("Unexpected end of input") }
         switch byte {
@@ -169,7 +170,8 @@ package struct JSONPullReader {
 
     /// Consumes `{`; `false` when the object is empty (its `}` consumed too).
     /// - Throws: `malformed` when the next value is not an object or nests too deep.
-    package mutating func beginObject() throws(JSONError) -> Bool {
+    @inlinable @inline(__always)
+    public mutating func beginObject() throws(JSONError) -> Bool {
         parser.skipWhitespace()
         guard parser.peek() == UInt8(ascii: "{") else { throw parser.error("Expected an object") }
         try parser.enter()
@@ -184,7 +186,8 @@ package struct JSONPullReader {
     }
 
     /// Reads a member name and its `:`; the member's value is next.
-    package mutating func readKey() throws(JSONError) -> Key {
+    @inlinable @inline(__always)
+    public mutating func readKey() throws(JSONError) -> Key {
         parser.skipWhitespace()
         guard parser.peek() == UInt8(ascii: "\"") else { throw parser.error("Expected a string key") }
         let key = try readKeyText()
@@ -196,7 +199,8 @@ package struct JSONPullReader {
 
     /// After a member's value: `true` when another member follows (its `,` consumed), `false` at the end of
     /// the object (its `}` consumed; a trailing comma before it is accepted, as by the tree parser).
-    package mutating func endMember() throws(JSONError) -> Bool {
+    @inlinable @inline(__always)
+    public mutating func endMember() throws(JSONError) -> Bool {
         parser.skipWhitespace()
         switch parser.peek() {
         case UInt8(ascii: ","):
@@ -214,29 +218,55 @@ package struct JSONPullReader {
     }
 
     /// A plain name is returned as the input's bytes; one with escapes or non-ASCII bytes goes through
-    /// the tree parser's string reader (same validation).
-    private mutating func readKeyText() throws(JSONError) -> Key {
+    /// the tree parser's string reader (same validation) and is returned as a copy of its decoded bytes.
+    @inlinable @inline(__always)
+    mutating func readKeyText() throws(JSONError) -> Key {
         let bytes = parser.bytes
         let start = parser.index + 1
         var index = start
-        while index < bytes.count {
+        let count = bytes.count
+        if let base = bytes.baseAddress.map(UnsafeRawPointer.init) {
+            while index + 8 <= count {
+                let special = JSONParser.specialBytes(base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                if special == 0 {
+                    index += 8
+                    continue
+                }
+                index += special.trailingZeroBitCount >> 3
+                if bytes[index] == UInt8(ascii: "\"") {
+                    parser.index = index + 1
+                    return Key(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                }
+                return try readDecodedKey()
+            }
+        }
+        while index < count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 parser.index = index + 1
-                return Key(plain: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                return Key(UnsafeBufferPointer(rebasing: bytes[start..<index]))
             }
             if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
             index += 1
         }
+        return try readDecodedKey()
+    }
+
+    /// A name with escapes or non-ASCII bytes (or an unterminated one), read by the string reader.
+    @usableFromInline
+    mutating func readDecodedKey() throws(JSONError) -> Key {
         let string = try parser.parseString()
-        return Key(decoded: string)
+        decodedKey.removeAll(keepingCapacity: true)
+        decodedKey.append(contentsOf: string.utf8)
+        return Key(decodedKey.withUnsafeBufferPointer { $0 })
     }
 
     // MARK: Arrays
 
     /// Consumes `[`; `false` when the array is empty (its `]` consumed too).
     /// - Throws: `malformed` when the next value is not an array or nests too deep.
-    package mutating func beginArray() throws(JSONError) -> Bool {
+    @inlinable @inline(__always)
+    public mutating func beginArray() throws(JSONError) -> Bool {
         parser.skipWhitespace()
         guard parser.peek() == UInt8(ascii: "[") else { throw parser.error("Expected an array") }
         try parser.enter()
@@ -252,7 +282,8 @@ package struct JSONPullReader {
 
     /// After an element: `true` when another element follows (its `,` consumed), `false` at the end of the
     /// array (its `]` consumed; a trailing comma before it is accepted, as by the tree parser).
-    package mutating func endElement() throws(JSONError) -> Bool {
+    @inlinable @inline(__always)
+    public mutating func endElement() throws(JSONError) -> Bool {
         parser.skipWhitespace()
         switch parser.peek() {
         case UInt8(ascii: ","):
@@ -269,29 +300,105 @@ package struct JSONPullReader {
         }
     }
 
+    // MARK: Repeated values
+
+    /// Where a value starts in the input and how deep it is nested.
+    public struct Mark: Sendable, Hashable {
+        /// The offset of the value's first byte.
+        public let offset: Int
+        /// The nesting depth the value is read at.
+        public let depth: Int
+        /// The reader's deepest level before the mark.
+        @usableFromInline let deepestBefore: Int
+
+        @inlinable
+        init(offset: Int, depth: Int, deepestBefore: Int) {
+            self.offset = offset
+            self.depth = depth
+            self.deepestBefore = deepestBefore
+        }
+    }
+
+    /// A value already read: its bytes, the depth it was read at and how many levels it nests (see
+    /// ``skipRepeat(of:)``).
+    public struct Span: Sendable, Hashable {
+        /// Where it started.
+        public let mark: Mark
+        /// Its length in bytes.
+        public let count: Int
+        /// How many levels deeper than its start it went (1 for an object of scalars).
+        public let nesting: Int
+
+        @inlinable
+        init(mark: Mark, count: Int, nesting: Int) {
+            self.mark = mark
+            self.count = count
+            self.nesting = nesting
+        }
+    }
+
+    /// Where the next value starts (whitespace skipped); read it, then call ``span(from:)``.
+    @inlinable
+    public mutating func mark() -> Mark {
+        parser.skipWhitespace()
+        let mark = Mark(offset: parser.index, depth: parser.depth, deepestBefore: parser.deepest)
+        parser.deepest = parser.depth
+        return mark
+    }
+
+    /// The value read since `mark` (call it right after reading the value).
+    @inlinable
+    public mutating func span(from mark: Mark) -> Span {
+        let span = Span(mark: mark, count: parser.index - mark.offset, nesting: parser.deepest - mark.depth)
+        parser.deepest = Swift.max(parser.deepest, mark.deepestBefore)
+        return span
+    }
+
+    /// Whether the next value is, byte for byte, the object or array `span` read earlier from this input,
+    /// and nests within the depth limit here too; if so the reader moves past it and the caller may reuse
+    /// what it made of `span`. (An object or array ends at its own closing bracket, so reading these bytes
+    /// again would give the same value.) Cast receivers repeat the current item's `media` in MEDIA_STATUS
+    /// `items`.
+    @inlinable
+    public mutating func skipRepeat(of span: Span) -> Bool {
+        parser.skipWhitespace()
+        let bytes = parser.bytes
+        let index = parser.index
+        guard span.count > 1, parser.depth + span.nesting <= JSONParser.maxDepth, span.mark.offset + span.count <= index,
+              bytes.count - index >= span.count, let base = bytes.baseAddress
+        else { return false }
+        let first = base[span.mark.offset]
+        guard first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+              memcmp(base + index, base + span.mark.offset, span.count) == 0
+        else { return false }
+        parser.index = index + span.count
+        return true
+    }
+
     // MARK: Scalars and subtrees
 
     /// Reads a string. - Throws: `malformed` when the next value is not a valid string.
-    package mutating func readString() throws(JSONError) -> String {
+    public mutating func readString() throws(JSONError) -> String {
         parser.skipWhitespace()
         guard parser.peek() == UInt8(ascii: "\"") else { throw parser.error("Expected a string") }
         return try parser.parseString()
     }
 
     /// Reads a number. - Throws: `malformed` when the next value is not a valid, finite number.
-    package mutating func readNumber() throws(JSONError) -> Double {
+    public mutating func readNumber() throws(JSONError) -> Double {
         parser.skipWhitespace()
         return try parser.parseNumber()
     }
 
     /// Reads the next value, whatever it is, as a tree.
-    package mutating func readValue() throws(JSONError) -> JSONValue {
+    @inlinable
+    public mutating func readValue() throws(JSONError) -> JSONValue {
         parser.skipWhitespace()
         return try parser.parseValue()
     }
 
     /// Reads past the next value, checking it as strictly as ``readValue()`` would, without keeping it.
-    package mutating func skipValue() throws(JSONError) {
+    public mutating func skipValue() throws(JSONError) {
         switch try peek() {
         case .object:
             var more = try beginObject()
@@ -315,7 +422,8 @@ package struct JSONPullReader {
     // MARK: Lenient typed reads
 
     /// The next value when it is a string; any other value is consumed and reads as `nil`.
-    package mutating func lenientString() throws(JSONError) -> String? {
+    @inlinable @inline(__always)
+    public mutating func lenientString() throws(JSONError) -> String? {
         guard try peek() == .string else {
             try skipValue()
             return nil
@@ -324,7 +432,8 @@ package struct JSONPullReader {
     }
 
     /// The next value when it is a number; any other value is consumed and reads as `nil`.
-    package mutating func lenientDouble() throws(JSONError) -> Double? {
+    @inlinable @inline(__always)
+    public mutating func lenientDouble() throws(JSONError) -> Double? {
         guard try peek() == .number else {
             try skipValue()
             return nil
@@ -334,21 +443,29 @@ package struct JSONPullReader {
 
     /// The next value when it is a number that is exactly an `Int` (the tree's `Int(exactly:)` rule); any
     /// other value is consumed and reads as `nil`.
-    package mutating func lenientInt() throws(JSONError) -> Int? {
+    @inlinable @inline(__always)
+    public mutating func lenientInt() throws(JSONError) -> Int? {
         try lenientDouble().flatMap { Int(exactly: $0) }
     }
 
     /// The next value when it is `true` or `false`; any other value is consumed and reads as `nil`.
-    package mutating func lenientBool() throws(JSONError) -> Bool? {
+    @inlinable
+    public mutating func lenientBool() throws(JSONError) -> Bool? {
         guard try peek() == .bool else {
             try skipValue()
             return nil
         }
-        return try parser.parseValue().boolValue
+        if parser.bytes[parser.index] == UInt8(ascii: "t") {
+            try parser.expectLiteral("true")
+            return true
+        }
+        try parser.expectLiteral("false")
+        return false
     }
 
     /// The next value as a tree, `nil` for `null`.
-    package mutating func optionalValue() throws(JSONError) -> JSONValue? {
+    @inlinable
+    public mutating func optionalValue() throws(JSONError) -> JSONValue? {
         let value = try readValue()
         if case .null = value { return nil }
         return value
@@ -356,19 +473,20 @@ package struct JSONPullReader {
 
     /// The next value when it is an array of exact integers; any other value (or an array with another
     /// element) is consumed and reads as `nil`.
-    package mutating func lenientInts() throws(JSONError) -> [Int]? {
+    public mutating func lenientInts() throws(JSONError) -> [Int]? {
         try lenientArray { reader throws(JSONError) in try reader.lenientInt() }
     }
 
     /// The next value when it is an array of strings; any other value (or an array with another element)
     /// is consumed and reads as `nil`.
-    package mutating func lenientStrings() throws(JSONError) -> [String]? {
+    public mutating func lenientStrings() throws(JSONError) -> [String]? {
         try lenientArray { reader throws(JSONError) in try reader.lenientString() }
     }
 
     /// The next value when it is an array whose every element `element` reads (non-`nil`); all or nothing.
     /// Anything else is consumed and reads as `nil`; `element` must consume one value per call.
-    package mutating func lenientArray<Element>(
+    @inlinable
+    public mutating func lenientArray<Element>(
         _ element: (inout JSONPullReader) throws(JSONError) -> Element?
     ) throws(JSONError) -> [Element]? {
         guard try peek() == .array else {
@@ -386,7 +504,8 @@ package struct JSONPullReader {
 
     /// The elements of the next value that `element` reads (non-`nil`), skipping the others; a value that
     /// is not an array is consumed and reads as empty.
-    package mutating func readableElements<Element>(
+    @inlinable
+    public mutating func readableElements<Element>(
         _ element: (inout JSONPullReader) throws(JSONError) -> Element?
     ) throws(JSONError) -> [Element] {
         guard try peek() == .array else {
@@ -412,24 +531,59 @@ package struct JSONPullReader {
 /// private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
 /// let member = members.index(of: key).flatMap(Member.init(rawValue:))
 /// ```
-package struct JSONKeySet: Sendable {
-    private let names: [[UInt8]]
+@_spi(JSONReading) public struct JSONKeySet: Sendable {
+    /// One name: its length and its first eight bytes (little-endian, zero-padded), which decide most
+    /// comparisons; `offset` locates the rest in `tails`.
+    @usableFromInline
+    struct Entry: Sendable {
+        @usableFromInline let count: Int
+        @usableFromInline let head: UInt64
+        @usableFromInline let offset: Int
+    }
+
+    @usableFromInline let entries: [Entry]
+    /// The bytes of every name past its eighth, one name after the other.
+    @usableFromInline let tails: [UInt8]
 
     /// The set of `names`; a name's index is its position.
-    package init(_ names: [String]) {
-        self.names = names.map { Array($0.utf8) }
+    public init(_ names: [String]) {
+        var entries: [Entry] = []
+        var tails: [UInt8] = []
+        for name in names {
+            let bytes = Array(name.utf8)
+            let head = bytes.withUnsafeBufferPointer { Self.head($0) }
+            entries.append(Entry(count: bytes.count, head: head, offset: tails.count))
+            if bytes.count > 8 { tails.append(contentsOf: bytes[8...]) }
+        }
+        self.entries = entries
+        self.tails = tails
     }
 
     /// The position of `key`'s name; `nil` when it is not in the set.
-    package func index(of key: JSONPullReader.Key) -> Int? {
-        key.withUTF8 { bytes in
-            for index in names.indices where names[index].count == bytes.count {
-                let equal = names[index].withUnsafeBufferPointer { name in
-                    bytes.isEmpty || memcmp(name.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+    @inlinable @inline(__always)
+    public func index(of key: JSONPullReader.Key) -> Int? {
+        let bytes = key.bytes
+        let count = bytes.count
+        let head = Self.head(bytes)
+        return entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices where entries[index].count == count && entries[index].head == head {
+                if count <= 8 { return index }
+                let equal = tails.withUnsafeBufferPointer { tails in
+                    memcmp(tails.baseAddress! + entries[index].offset, bytes.baseAddress! + 8, count - 8) == 0
                 }
                 if equal { return index }
             }
             return nil
         }
+    }
+
+    /// The first eight bytes of `bytes` as a little-endian word, zero-padded.
+    @inlinable @inline(__always)
+    static func head(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        guard let base = bytes.baseAddress else { return 0 }
+        if bytes.count >= 8 { return UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)) }
+        var word: UInt64 = 0
+        for index in 0..<bytes.count { word |= UInt64(base[index]) << (8 * UInt64(index)) }
+        return word
     }
 }

@@ -8,16 +8,20 @@ import Foundation
 /// top-level value, a leading UTF-8 byte-order mark, a trailing comma after the last member or element,
 /// no comments, valid UTF-8, finite numbers) and nests at most
 /// ``maxDepth`` levels deep.
+@usableFromInline
 struct JSONParser {
     /// The deepest nesting accepted, like `JSONDecoder`'s limit; deeper input is malformed.
-    static let maxDepth = 512
+    @usableFromInline static let maxDepth = 512
 
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
-    var depth = 0
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline var index = 0
+    @usableFromInline var depth = 0
+    /// The deepest level entered (since the pull reader's last ``JSONPullReader/mark()``).
+    @usableFromInline var deepest = 0
     private var memberKeys: [String] = []
     private var memberValues: [JSONValue] = []
 
+    @usableFromInline
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
@@ -44,6 +48,7 @@ struct JSONParser {
 
     // MARK: Values
 
+    @usableFromInline
     mutating func parseValue() throws(JSONError) -> JSONValue {
         guard index < bytes.count else { throw error("Unexpected end of input") }
         switch bytes[index] {
@@ -104,7 +109,9 @@ struct JSONParser {
 
     /// The members from `first` on as a dictionary; a repeated key keeps its last value.
     private func makeObject(from first: Int) -> [String: JSONValue] {
-        var object = [String: JSONValue](minimumCapacity: memberKeys.count - first)
+        // `reserveCapacity` is specialized here; `init(minimumCapacity:)` is not (it looks up metadata).
+        var object: [String: JSONValue] = [:]
+        object.reserveCapacity(memberKeys.count - first)
         for index in first..<memberKeys.count { object[memberKeys[index]] = memberValues[index] }
         return object
     }
@@ -139,34 +146,46 @@ struct JSONParser {
         }
     }
 
+    @inlinable
     mutating func enter() throws(JSONError) {
         depth += 1
+        if depth > deepest { deepest = depth }
         guard depth <= Self.maxDepth else { throw error("Nested deeper than \(Self.maxDepth) levels") }
     }
 
     // MARK: Strings
 
+    @usableFromInline
     mutating func parseString() throws(JSONError) -> String {
         index += 1  // opening quote
         let start = index
-        // Fast path: no escapes.
-        var high: UInt8 = 0
-        while index < bytes.count {
-            // Eight plain bytes at a time: no quote, backslash, control character or non-ASCII byte.
-            if index + 8 <= bytes.count, Self.isPlainWord(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
-                index += 8
-                continue
+        // Fast path: no escapes. Eight bytes at a time up to the first quote, backslash, control character
+        // or non-ASCII byte; non-ASCII bytes are noted (the string is then validated) and passed.
+        var high = false
+        let count = bytes.count
+        let base = bytes.baseAddress.map(UnsafeRawPointer.init)
+        while index < count {
+            if let base, index + 8 <= count {
+                let special = Self.specialBytes(base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                if special == 0 {
+                    index += 8
+                    continue
+                }
+                index += special.trailingZeroBitCount >> 3
             }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let range = start..<index
-                let string = high < 0x80 ? String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) : try makeString(range)
+                let string = high ? try makeString(range) : String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
                 index += 1
                 return string
             }
             if byte == UInt8(ascii: "\\") { break }
-            guard byte >= 0x20 else { throw error("Unescaped control character in a string") }
-            high |= byte
+            if byte >= 0x80 {
+                high = true
+            } else if byte < 0x20 {
+                throw error("Unescaped control character in a string")
+            }
             index += 1
         }
         var scalars = Array(bytes[start..<index])
@@ -202,13 +221,20 @@ struct JSONParser {
 
     /// Reads past a string (at its opening quote) with the checks of ``parseString()``, without making it:
     /// a plain ASCII string is only scanned; any other goes through ``parseString()``.
+    @usableFromInline
     mutating func skipString() throws(JSONError) {
         let start = index
         index += 1
-        while index < bytes.count {
-            if index + 8 <= bytes.count, Self.isPlainWord(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
-                index += 8
-                continue
+        let count = bytes.count
+        let base = bytes.baseAddress.map(UnsafeRawPointer.init)
+        while index < count {
+            if let base, index + 8 <= count {
+                let special = Self.specialBytes(base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                if special == 0 {
+                    index += 8
+                    continue
+                }
+                index += special.trailingZeroBitCount >> 3
             }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -274,6 +300,7 @@ struct JSONParser {
 
     // MARK: Numbers and literals
 
+    @usableFromInline
     mutating func parseNumber() throws(JSONError) -> Double {
         let start = index
         let negative = peek() == UInt8(ascii: "-")
@@ -334,6 +361,7 @@ struct JSONParser {
         while let byte = peek(), Self.isDigit(byte) { index += 1 }
     }
 
+    @usableFromInline
     mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw error("Unexpected end of input") }
@@ -346,17 +374,22 @@ struct JSONParser {
 
     // MARK: Helpers
 
+    @inlinable @inline(__always)
     func peek() -> UInt8? {
         index < bytes.count ? bytes[index] : nil
     }
 
     /// Skips a UTF-8 byte-order mark at the start of the document: it may be ignored (RFC 8259 §8.1), and
     /// JSONDecoder and JSONSerialization skip it.
+    @usableFromInline
     mutating func skipByteOrderMark() {
         if index == 0 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
 
+    @inlinable @inline(__always)
     mutating func skipWhitespace() {
+        // Compact JSON (what Cast peers send) has none: one comparison.
+        guard index < bytes.count, bytes[index] <= 0x20 else { return }
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -365,26 +398,30 @@ struct JSONParser {
         }
     }
 
-    /// Whether none of the eight bytes of `word` is `"`, `\\`, below 0x20 or above 0x7F (SWAR tests).
-    private static func isPlainWord(_ word: UInt64) -> Bool {
+    /// The high bit of each byte of `word` that is `"`, `\\`, below 0x20 or above 0x7F, as far as the first
+    /// such byte (SWAR tests: a flag above the lowest one may be spurious; only the lowest is read).
+    @inlinable
+    static func specialBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* 0x22)
         let backslash = word ^ (ones &* 0x5C)
-        let hasQuote = (quote &- ones) & ~quote & highs
-        let hasBackslash = (backslash &- ones) & ~backslash & highs
-        let hasControl = (word &- ones &* 0x20) & ~word & highs
-        return (hasQuote | hasBackslash | hasControl | (word & highs)) == 0
+        let hasQuote = (quote &- ones) & ~quote
+        let hasBackslash = (backslash &- ones) & ~backslash
+        let hasControl = (word &- ones &* 0x20) & ~word
+        return (hasQuote | hasBackslash | hasControl | word) & highs
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 
+    @usableFromInline
     static func printable(_ byte: UInt8) -> String {
         (0x21...0x7E).contains(byte) ? String(UnicodeScalar(byte)) : String(format: "0x%02X", byte)
     }
 
+    @usableFromInline
     func error(_ message: String) -> JSONError {
         JSONError(code: .malformed, message: "Invalid JSON: \(message) at byte \(index)")
     }

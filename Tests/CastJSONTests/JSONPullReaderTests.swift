@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CastJSON
+@_spi(JSONReading) @testable import CastJSON
 
 /// The pull reader accepts exactly what the tree parser accepts, and reads the same values.
 @Suite struct JSONPullReaderTests {

@@ -90,6 +90,29 @@ struct MediaStatusReadingTests {
         #"{"status":[{"mediaSessionId":1,"customData":{"a":[1,{"b":null}]},"breakStatus":[],"extendedStatus":{}}]}"#,
         #"{"status":[{"mediaSessionId":1,"extendedStatus":{"playerState":"LOADING","media":5},"liveSeekableRange":{"start":"0"}}]}"#,
         #"{"status":[{"mediaSessionId":1,"queueData":{"items":[1]},"queueData":{"name":"n","items":[{}]}}]}"#,
+        // The nested models read from the stream (volume, video info, metadata, text track style, queue
+        // data): strict members, repeated members (the last one decides), null, and values of other types.
+        #"{"status":[{"mediaSessionId":1,"volume":{"level":"x","level":0.5}},{"mediaSessionId":2,"volume":{"level":0.5,"level":"x"}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"volume":{"muted":null,"level":1,"other":[1]}},{"mediaSessionId":2,"volume":{"muted":1}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"volume":"x"},{"mediaSessionId":2,"volume":[]},{"mediaSessionId":3,"volume":{}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"videoInfo":{"width":1920,"height":1080.5}},{"mediaSessionId":2,"videoInfo":{"width":"1","width":1}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"videoInfo":{"hdrType":5}},{"mediaSessionId":2,"videoInfo":{"hdrType":null,"width":1e300}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"videoInfo":{"width":9007199254740993,"height":-0,"hdrType":"hdr","x":{}}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"metadata":{"metadataType":1.0,"title":"t"}}},{"mediaSessionId":2,"media":{"metadata":{"metadataType":null}}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"metadata":{"metadataType":1,"metadataType":"x"}}},{"mediaSessionId":2,"media":{"metadata":{"metadataType":"x","metadataType":3}}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"metadata":{"metadataType":9007199254740993}}},{"mediaSessionId":2,"media":{"metadata":{"metadataType":-2e0,"images":[{"url":"u"}],"title":null}}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"metadata":{"title":"a","title":"b","x":{"y":[1,{"z":null}]},"":0}}},{"mediaSessionId":2,"media":{"metadata":[]}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"metadata":{"\u0074itle":"escaped key","metadata\u0054ype":4,"caf\u00e9":"é"}}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"metadata":{"metadataType":2.5e-1}}},{"mediaSessionId":2,"media":{"metadata":{"metadataType":true}}}]}"#,
+        ##"{"status":[{"mediaSessionId":1,"media":{"textTrackStyle":{"foregroundColor":"#zz","backgroundColor":"#000000A0","backgroundColor":5,"edgeType":1,"fontScale":"1"}}}]}"##,
+        ##"{"status":[{"mediaSessionId":1,"media":{"textTrackStyle":{"windowColor":"#FFF","customData":null,"fontFamily":"x","fontStyle":"BOLD","unknown":[]}}}]}"##,
+        #"{"status":[{"mediaSessionId":1,"media":{"textTrackStyle":"x"}},{"mediaSessionId":2,"media":{"textTrackStyle":{"customData":{"a":1},"customData":null}}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"queueData":{"items":[{"itemId":1},{"itemId":2}],"startIndex":1.5,"shuffle":"no","containerMetadata":null}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"queueData":{"containerMetadata":{"a":1},"queueType":"ALBUM","repeatMode":5,"startTime":"0","id":1}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"queueData":null},{"mediaSessionId":2,"queueData":{"items":null,"items":[{"itemId":3}],"description":"d","entity":"e"}}]}"#,
+        // Long values with a few non-ASCII characters (built piece by piece), and with many.
+        #"{"status":[{"mediaSessionId":1,"media":{"contentId":""# + String(repeating: "a", count: 200) + "é" + String(repeating: "b", count: 100) + #""}}]}"#,
+        #"{"status":[{"mediaSessionId":1,"media":{"contentId":""# + String(repeating: "ça ", count: 120) + #"","x":""# + String(repeating: "中", count: 60) + #""}}]}"#,
         // media, tracks and items.
         #"{"status":[{"mediaSessionId":1,"media":null},{"mediaSessionId":2,"media":[]},{"mediaSessionId":3,"media":{}}]}"#,
         #"{"status":[{"mediaSessionId":1,"media":{"contentId":5,"contentType":null,"streamType":"LIVE","duration":"x"}}]}"#,
@@ -140,6 +163,28 @@ struct MediaStatusReadingTests {
             Self.expectSameOutcome(#"{"skipped":"# + nested + "}")
             Self.expectSameOutcome(#"{"status":[{"mediaSessionId":1,"customData":"# + nested + "}]}")
         }
+    }
+
+    /// A `media` repeated byte for byte in `items` is read once and reused: the same message as the tree,
+    /// also when the repeat would nest past the depth limit where the first did not, and when the repeat
+    /// differs in its last bytes.
+    @Test func repeatedMediaGivesTheSameOutcome() {
+        // The first media object opens at depth 4, the one in `items` at depth 6.
+        for levels in 504...509 {
+            let nested = String(repeating: "[", count: levels) + String(repeating: "]", count: levels)
+            let media = #"{"contentId":"a","customData":"# + nested + "}"
+            Self.expectSameOutcome(#"{"status":[{"mediaSessionId":1,"media":"# + media + #","items":[{"itemId":1,"media":"# + media + "}]}]}")
+        }
+        let media = #"{"contentId":"https://example.com/a.mp4","contentType":"video/mp4","metadata":{"metadataType":1,"title":"A"}}"#
+        let other = #"{"contentId":"https://example.com/a.mp4","contentType":"video/mp4","metadata":{"metadataType":1,"title":"B"}}"#
+        for items in ["[{\"media\":\(media)},{\"media\":\(media)}]", "[{\"media\":\(other)},{\"media\":\(media)}]",
+                      "[{\"media\":null},{\"media\":\(media) }]", "[{\"media\":\(media.dropLast())}]"] {
+            Self.expectSameOutcome(#"{"status":[{"mediaSessionId":1,"media":"# + media + #","items":"# + items + "}]}")
+            Self.expectSameOutcome(#"{"status":[{"mediaSessionId":1,"items":"# + items + #","media":"# + media + "}]}")
+        }
+        let decoded = try? MediaStatusMessage(utf8: Array((#"{"status":[{"mediaSessionId":1,"media":"# + media + #","items":[{"media":"# + media + "}]}]}").utf8))
+        #expect(decoded?.first?.items?.first?.media == decoded?.first?.media)
+        #expect(decoded?.first?.media?.metadata?.title == "A")
     }
 
     /// Seeded mutations of the repository's statuses (bytes flipped, inserted, deleted, and JSON tokens

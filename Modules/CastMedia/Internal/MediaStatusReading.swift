@@ -1,4 +1,4 @@
-import CastJSON
+@_spi(JSONReading) import CastJSON
 import CastMetadata
 
 // MEDIA_STATUS read straight from the payload's bytes with `JSONPullReader`, without a `JSONValue` tree
@@ -9,8 +9,10 @@ import CastMetadata
 // - a repeated member keeps its last value (every occurrence overwrites, `nil` included);
 // - `null` reads as absent; unknown members are skipped, or kept in `additionalFields` where the model
 //   keeps them;
-// - rarely sent or small nested models (volume, queue data, text track style, metadata…) are read as a
-//   subtree and handed to their `init(json:)`, so their rules live in one place.
+// - nested models are read from the stream too (metadata, text track style, volume, queue data, video
+//   info), each with its `init(json:)`'s rules, strict ones included: a member of the wrong type makes the
+//   whole model absent, as `model` does when `init(json:)` throws; only the rarely sent ones (live seekable
+//   range, extended status) are read as a subtree and handed to their `init(json:)`.
 
 extension MediaStatusMessage {
     /// Reads a MEDIA_STATUS message from its JSON text (UTF-8), with the result of
@@ -31,12 +33,14 @@ extension MediaStatusMessage {
         }
         var requestId: Int?
         var status: [MediaStatus] = []
+        var repeated = RepeatedMedia()
         var more = try reader.beginObject()
         while more {
             let key = try reader.readKey()
             switch Self.members.index(of: key).flatMap(Member.init(rawValue:)) {
             case .requestId: requestId = try reader.lenientInt()
-            case .status: status = try reader.readableElements { reader throws(JSONError) in try MediaStatus.read(from: &reader) }
+            case .status:
+                status = try reader.readable { reader throws(JSONError) in try MediaStatus.read(from: &reader, repeated: &repeated) }
             case nil: try reader.skipValue()
             }
             more = try reader.endMember()
@@ -57,6 +61,49 @@ extension JSONPullReader {
         }
     }
 
+    /// The next value when it is an array whose every element `element` reads; all or nothing (the
+    /// tree decoders' `models`). ``JSONPullReader/lenientArray(_:)``, specialized in this module.
+    @inline(__always)
+    mutating func allOrNothing<Element>(
+        _ element: (inout JSONPullReader) throws(JSONError) -> Element?
+    ) throws(JSONError) -> [Element]? {
+        guard try peek() == .array else {
+            try skipValue()
+            return nil
+        }
+        var result: [Element] = []
+        var complete = true
+        var more = try beginArray()
+        while more {
+            if let value = try element(&self) {
+                if complete { result.append(value) }
+            } else {
+                complete = false
+            }
+            more = try endElement()
+        }
+        return complete ? result : nil
+    }
+
+    /// The elements of the next value that `element` reads, the others skipped (the tree decoders'
+    /// `readableModels`). ``JSONPullReader/readableElements(_:)``, specialized in this module.
+    @inline(__always)
+    mutating func readable<Element>(
+        _ element: (inout JSONPullReader) throws(JSONError) -> Element?
+    ) throws(JSONError) -> [Element] {
+        guard try peek() == .array else {
+            try skipValue()
+            return []
+        }
+        var result: [Element] = []
+        var more = try beginArray()
+        while more {
+            if let value = try element(&self) { result.append(value) }
+            more = try endElement()
+        }
+        return result
+    }
+
     /// The next value as a string enumeration; `nil` when it is not a string.
     mutating func enumeration<Value: CastStringEnumeration>(_ type: Value.Type = Value.self) throws(JSONError) -> Value? {
         try lenientString().map(Value.init(rawValue:))
@@ -73,7 +120,7 @@ extension MediaStatus {
 
     /// The next value as a status; `nil` (value consumed) when it is not an object or has no integer
     /// `mediaSessionId`, as ``init(json:)`` throws.
-    static func read(from reader: inout JSONPullReader) throws(JSONError) -> MediaStatus? {
+    static func read(from reader: inout JSONPullReader, repeated: inout RepeatedMedia) throws(JSONError) -> MediaStatus? {
         guard try reader.peek() == .object else {
             try reader.skipValue()
             return nil
@@ -94,19 +141,20 @@ extension MediaStatus {
             case .currentTime: currentTime = try reader.lenientDouble()
             case .playbackRate: playbackRate = try reader.lenientDouble()
             case .supportedMediaCommands: supportedMediaCommands = try reader.lenientInt()
-            case .volume: status.volume = try reader.model(MediaVolume.init(json:))
+            case .volume: status.volume = try MediaVolume.read(from: &reader)
             case .activeTrackIds: status.activeTrackIds = try reader.lenientInts()
-            case .media: status.media = try MediaInformation.read(from: &reader)
+            case .media: status.media = try MediaInformation.read(from: &reader, repeated: &repeated)
             case .currentItemId: status.currentItemId = try reader.lenientInt()
             case .loadingItemId: status.loadingItemId = try reader.lenientInt()
             case .preloadedItemId: status.preloadedItemId = try reader.lenientInt()
-            case .items: status.items = try reader.lenientArray { reader throws(JSONError) in try QueueItem.read(from: &reader) }
+            case .items:
+                status.items = try reader.allOrNothing { reader throws(JSONError) in try QueueItem.read(from: &reader, repeated: &repeated) }
             case .repeatMode: status.repeatMode = try reader.enumeration()
-            case .queueData: status.queueData = try reader.model(QueueData.init(json:))
+            case .queueData: status.queueData = try QueueData.read(from: &reader, repeated: &repeated)
             case .customData: status.customData = try reader.optionalValue().map(CastCustomData.init)
             case .breakStatus: status.breakStatus = try reader.optionalValue()
             case .liveSeekableRange: status.liveSeekableRange = try reader.model(LiveSeekableRange.init(json:))
-            case .videoInfo: status.videoInfo = try reader.model(VideoInformation.init(json:))
+            case .videoInfo: status.videoInfo = try VideoInformation.read(from: &reader)
             case .extendedStatus: status.extendedStatus = try reader.model(ExtendedMediaStatus.init(json:))
             case nil: try reader.skipValue()
             }
@@ -129,6 +177,16 @@ extension MediaInformation {
     }
     private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
 
+    /// The next value as media information, or the last one read when its bytes are the same (receivers
+    /// send the current item's `media` twice in a MEDIA_STATUS: in the status and in its `items`).
+    static func read(from reader: inout JSONPullReader, repeated: inout RepeatedMedia) throws(JSONError) -> MediaInformation? {
+        if let span = repeated.span, reader.skipRepeat(of: span) { return repeated.media }
+        let mark = reader.mark()
+        let media = try read(from: &reader)
+        if media != nil { repeated = RepeatedMedia(span: reader.span(from: mark), media: media) }
+        return media
+    }
+
     /// The next value as media information; `nil` (value consumed) when it is not an object, as
     /// ``init(json:)`` throws.
     static func read(from reader: inout JSONPullReader) throws(JSONError) -> MediaInformation? {
@@ -149,9 +207,9 @@ extension MediaInformation {
             case .contentType: contentType = try reader.lenientString()
             case .streamType: streamType = try reader.enumeration()
             case .duration: media.duration = try reader.lenientDouble()
-            case .metadata: media.metadata = try reader.model(CastMetadata.init(json:))
-            case .tracks: media.tracks = try reader.lenientArray { reader throws(JSONError) in try MediaTrack.read(from: &reader) }
-            case .textTrackStyle: media.textTrackStyle = try reader.model(TextTrackStyle.init(json:))
+            case .metadata: media.metadata = try CastMetadata.read(from: &reader)
+            case .tracks: media.tracks = try reader.allOrNothing { reader throws(JSONError) in try MediaTrack.read(from: &reader) }
+            case .textTrackStyle: media.textTrackStyle = try TextTrackStyle.read(from: &reader)
             case .customData: media.customData = try reader.optionalValue().map(CastCustomData.init)
             case .hlsSegmentFormat: media.hlsSegmentFormat = try reader.enumeration()
             case .hlsVideoSegmentFormat: media.hlsVideoSegmentFormat = try reader.enumeration()
@@ -220,7 +278,7 @@ extension QueueItem {
 
     /// The next value as a queue item; `nil` (value consumed) when it is not an object, as ``init(json:)``
     /// throws.
-    static func read(from reader: inout JSONPullReader) throws(JSONError) -> QueueItem? {
+    static func read(from reader: inout JSONPullReader, repeated: inout RepeatedMedia) throws(JSONError) -> QueueItem? {
         guard try reader.peek() == .object else {
             try reader.skipValue()
             return nil
@@ -231,7 +289,7 @@ extension QueueItem {
             let key = try reader.readKey()
             switch members.index(of: key).flatMap(Member.init(rawValue:)) {
             case .itemId: item.itemId = try reader.lenientInt()
-            case .media: item.media = try MediaInformation.read(from: &reader)
+            case .media: item.media = try MediaInformation.read(from: &reader, repeated: &repeated)
             case .autoplay: item.autoplay = try reader.lenientBool()
             case .startTime: item.startTime = try reader.lenientDouble()
             case .playbackDuration: item.playbackDuration = try reader.lenientDouble()
@@ -246,5 +304,234 @@ extension QueueItem {
             more = try reader.endMember()
         }
         return item
+    }
+}
+
+/// The last `media` object read in a message, with its bytes, for ``MediaInformation/read(from:repeated:)``.
+struct RepeatedMedia {
+    var span: JSONPullReader.Span?
+    var media: MediaInformation?
+}
+
+/// A member read with a strict rule (`JSONObjectReader`'s `strict…`): absent (missing or `null`), a value,
+/// or a value of the wrong type, which makes `init(json:)` throw and so the whole model absent.
+enum StrictMember<Value> {
+    case absent
+    case value(Value)
+    case wrongType
+
+    /// The value; `nil` when absent.
+    var value: Value? {
+        if case .value(let value) = self { return value }
+        return nil
+    }
+
+    /// Whether the member had the wrong type.
+    var isWrong: Bool {
+        if case .wrongType = self { return true }
+        return false
+    }
+}
+
+extension JSONPullReader {
+    /// The next value read by `make` when its token is `token`; `null` reads as absent, another token
+    /// (consumed) or a `nil` from `make` as the wrong type.
+    @inline(__always)
+    mutating func strict<Value>(
+        _ token: Token, _ make: (inout JSONPullReader) throws(JSONError) -> Value?
+    ) throws(JSONError) -> StrictMember<Value> {
+        let next = try peek()
+        if next == token, let value = try make(&self) { return .value(value) }
+        if next != token { try skipValue() }
+        return next == .null ? .absent : .wrongType
+    }
+
+    /// A number (`strictDouble`).
+    mutating func strictDouble() throws(JSONError) -> StrictMember<Double> {
+        try strict(.number) { reader throws(JSONError) in try reader.readNumber() }
+    }
+
+    /// A number that is exactly an `Int` (`strictInt`); another number is of the wrong type.
+    mutating func strictInt() throws(JSONError) -> StrictMember<Int> {
+        try strict(.number) { reader throws(JSONError) in Int(exactly: try reader.readNumber()) }
+    }
+
+    /// `true` or `false` (`strictBool`).
+    mutating func strictBool() throws(JSONError) -> StrictMember<Bool> {
+        try strict(.bool) { reader throws(JSONError) in try reader.lenientBool() }
+    }
+
+    /// A string (`strictString`).
+    mutating func strictString() throws(JSONError) -> StrictMember<String> {
+        try strict(.string) { reader throws(JSONError) in try reader.readString() }
+    }
+
+    /// The next value when it is an object, else consumed: `false`, and the caller reads it as absent.
+    @inline(__always)
+    mutating func isObject() throws(JSONError) -> Bool {
+        guard try peek() == .object else {
+            try skipValue()
+            return false
+        }
+        return true
+    }
+}
+
+extension CastMetadata {
+    /// The next value as metadata, with ``init(json:)``'s rules; `nil` (value consumed) for `null`, a value
+    /// that is not an object, or a `metadataType` (its last occurrence) that is not an integer.
+    static func read(from reader: inout JSONPullReader) throws(JSONError) -> CastMetadata? {
+        guard try reader.isObject() else { return nil }
+        // Metadata objects have a handful of fields: one allocation, no rehashing on the way.
+        var fields: [String: JSONValue] = [:]
+        fields.reserveCapacity(8)
+        var type: JSONValue?
+        var more = try reader.beginObject()
+        while more {
+            let key = try reader.readKey()
+            if key == "metadataType" {
+                type = try reader.readValue()
+            } else {
+                let name = key.string
+                fields[name] = try reader.readValue()
+            }
+            more = try reader.endMember()
+        }
+        let metadataType: CastMetadataType
+        switch type {
+        case nil, .null?: metadataType = .generic
+        case let value?:
+            guard let raw = value.intValue else { return nil }
+            metadataType = CastMetadataType(rawValue: raw)
+        }
+        return CastMetadata(metadataType: metadataType, fields: fields)
+    }
+}
+
+extension TextTrackStyle {
+    private enum Member: Int, CaseIterable {
+        case foregroundColor, backgroundColor, edgeType, edgeColor, fontScale, fontFamily, fontGenericFamily, fontStyle,
+            windowColor, windowRoundedCornerRadius, windowType, customData
+    }
+    private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
+
+    /// The next value as a style, with ``init(json:)``'s rules; `nil` (value consumed) when not an object.
+    static func read(from reader: inout JSONPullReader) throws(JSONError) -> TextTrackStyle? {
+        guard try reader.isObject() else { return nil }
+        var style = TextTrackStyle()
+        var more = try reader.beginObject()
+        while more {
+            let key = try reader.readKey()
+            switch members.index(of: key).flatMap(Member.init(rawValue:)) {
+            case .foregroundColor: style.foregroundColor = try reader.color()
+            case .backgroundColor: style.backgroundColor = try reader.color()
+            case .edgeType: style.edgeType = try reader.enumeration()
+            case .edgeColor: style.edgeColor = try reader.color()
+            case .fontScale: style.fontScale = try reader.lenientDouble()
+            case .fontFamily: style.fontFamily = try reader.lenientString()
+            case .fontGenericFamily: style.fontGenericFamily = try reader.enumeration()
+            case .fontStyle: style.fontStyle = try reader.enumeration()
+            case .windowColor: style.windowColor = try reader.color()
+            case .windowRoundedCornerRadius: style.windowRoundedCornerRadius = try reader.lenientDouble()
+            case .windowType: style.windowType = try reader.enumeration()
+            case .customData: style.customData = try reader.optionalValue().map(CastCustomData.init)
+            case nil: try reader.skipValue()
+            }
+            more = try reader.endMember()
+        }
+        return style
+    }
+}
+
+extension JSONPullReader {
+    /// The next value as a CSS colour; `nil` when it is not a string or not a colour.
+    fileprivate mutating func color() throws(JSONError) -> CastColor? {
+        try lenientString().flatMap(CastColor.init(cssString:))
+    }
+}
+
+extension MediaVolume {
+    private enum Member: Int, CaseIterable { case level, muted }
+    private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
+
+    /// The next value as a volume, with ``init(json:)``'s strict rules; `nil` (value consumed) when not an
+    /// object or when a member has the wrong type.
+    static func read(from reader: inout JSONPullReader) throws(JSONError) -> MediaVolume? {
+        guard try reader.isObject() else { return nil }
+        var level = StrictMember<Double>.absent
+        var muted = StrictMember<Bool>.absent
+        var more = try reader.beginObject()
+        while more {
+            let key = try reader.readKey()
+            switch members.index(of: key).flatMap(Member.init(rawValue:)) {
+            case .level: level = try reader.strictDouble()
+            case .muted: muted = try reader.strictBool()
+            case nil: try reader.skipValue()
+            }
+            more = try reader.endMember()
+        }
+        guard !level.isWrong, !muted.isWrong else { return nil }
+        return MediaVolume(level: level.value, muted: muted.value)
+    }
+}
+
+extension VideoInformation {
+    private enum Member: Int, CaseIterable { case width, height, hdrType }
+    private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
+
+    /// The next value as video information, with ``init(json:)``'s strict rules; `nil` (value consumed)
+    /// when not an object or when a member has the wrong type.
+    static func read(from reader: inout JSONPullReader) throws(JSONError) -> VideoInformation? {
+        guard try reader.isObject() else { return nil }
+        var width = StrictMember<Int>.absent
+        var height = StrictMember<Int>.absent
+        var hdrType = StrictMember<String>.absent
+        var more = try reader.beginObject()
+        while more {
+            let key = try reader.readKey()
+            switch members.index(of: key).flatMap(Member.init(rawValue:)) {
+            case .width: width = try reader.strictInt()
+            case .height: height = try reader.strictInt()
+            case .hdrType: hdrType = try reader.strictString()
+            case nil: try reader.skipValue()
+            }
+            more = try reader.endMember()
+        }
+        guard !width.isWrong, !height.isWrong, !hdrType.isWrong else { return nil }
+        return VideoInformation(width: width.value, height: height.value, hdrType: hdrType.value.map(HDRType.init(rawValue:)))
+    }
+}
+
+extension QueueData {
+    private enum Member: Int, CaseIterable {
+        case id, name, description, entity, queueType, repeatMode, shuffle, items, startIndex, startTime, containerMetadata
+    }
+    private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
+
+    /// The next value as queue data, with ``init(json:)``'s rules; `nil` (value consumed) when not an object.
+    static func read(from reader: inout JSONPullReader, repeated: inout RepeatedMedia) throws(JSONError) -> QueueData? {
+        guard try reader.isObject() else { return nil }
+        var data = QueueData()
+        var more = try reader.beginObject()
+        while more {
+            let key = try reader.readKey()
+            switch members.index(of: key).flatMap(Member.init(rawValue:)) {
+            case .id: data.id = try reader.lenientString()
+            case .name: data.name = try reader.lenientString()
+            case .description: data.description = try reader.lenientString()
+            case .entity: data.entity = try reader.lenientString()
+            case .queueType: data.queueType = try reader.enumeration()
+            case .repeatMode: data.repeatMode = try reader.enumeration()
+            case .shuffle: data.shuffle = try reader.lenientBool()
+            case .items:
+                data.items = try reader.allOrNothing { reader throws(JSONError) in try QueueItem.read(from: &reader, repeated: &repeated) }
+            case .startIndex: data.startIndex = try reader.lenientInt()
+            case .startTime: data.startTime = try reader.lenientDouble()
+            case .containerMetadata: data.containerMetadata = try reader.optionalValue()
+            case nil: try reader.skipValue()
+            }
+            more = try reader.endMember()
+        }
+        return data
     }
 }
