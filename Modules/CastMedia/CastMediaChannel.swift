@@ -23,7 +23,7 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// The media namespace.
     public let namespace = CastNamespace.media
 
-    private struct State {
+    struct State {
         var context: CastChannelContext?
         var status: MediaStatus?
         var hasSession = false
@@ -44,14 +44,15 @@ public final class CastMediaChannel: CastChannelPlugin {
     }
 
     /// One ``statuses`` stream.
-    private struct StatusSubscriber {
+    struct StatusSubscriber {
         var continuation: AsyncStream<MediaStatus?>.Continuation
         /// It started with a reply recorded ahead: statuses published before (and including) that
         /// reply are older than its first element and are skipped.
         var skipThrough: String?
     }
 
-    private let state: Mutex<State>
+    /// Internal (not private) so a test can hold it while a status reader is cancelled.
+    let state: Mutex<State>
     private let messageBroadcaster = CastBroadcaster<CastChannelMessage>()
     /// The last MEDIA_STATUS text decoded and its result, held while decoding: a reply reaches both
     /// the request that awaited it and the plugin callback, and is decoded once.
