@@ -1,5 +1,6 @@
 import ArgumentParser
 import CastDiscovery
+import CastKnownHosts
 import CastMPRIS
 import CastTransport
 import Castor
@@ -54,7 +55,11 @@ struct Mpris: AsyncParsableCommand {
             // --device: the device as discovery found it (its Cast id and addresses; the id also names
             // the bus name); --host: a record derived from host:port, stable from run to run.
             var chosen = device == nil ? Self.target(host: host, port: port, device: device, name: name) : found
-            if let name { chosen.friendlyName = name }
+            if let name {
+                chosen.friendlyName = name
+            } else if let host, let own = await Self.friendlyName(host: host, port: port) {
+                chosen.friendlyName = own  // Identity: the device's name, as discovery would have found it
+            }
             let target = chosen
             let failure = FailureBox()
             // Which parts still run, to name the one that hangs while stopping.
@@ -109,6 +114,15 @@ struct Mpris: AsyncParsableCommand {
         let key = host.map { "\($0):\(port)" } ?? device ?? ""
         return CastDevice(id: CastDeviceID.derived(from: key), friendlyName: name ?? device ?? key,
                           endpoints: host.map { [KnownHost(host: $0, port: port).endpoint] } ?? [])
+    }
+
+    /// The name a device at `host` gives itself: `eureka_info` on port 8008, asked the way
+    /// `TLSStatusProber` does (a few seconds at most). `nil` when the device does not say (then
+    /// `Identity` is `host:port`, or what `--name` gives).
+    static func friendlyName(host: String, port: Int) async -> String? {
+        let prober = TLSStatusProber(connectTimeout: .seconds(3), requestTimeout: .seconds(3))
+        guard let probed = try? await prober.probe(KnownHost(host: host, port: port)), probed.friendlyName != host else { return nil }
+        return probed.friendlyName
     }
 
     /// Prints a line each time the player appears or goes.

@@ -163,4 +163,28 @@ struct MPRISInteropTests {
         #expect(exit == 0, "violations: \(receiver.child.output.filter { $0.contains("violation") })")
         finished = true
     }
+
+    @Test("With --host and no --name, Identity is the name the device gives itself (eureka_info on port 8008), read with dbus-send",
+          .enabled(if: Peers.inCI || (Peers.onPath("dbus-daemon") != nil && Peers.onPath("dbus-send") != nil && Peers.hasDebianPychromecast),
+                   "needs dbus-daemon and dbus-send (apt dbus) and Debian's python3-pychromecast"))
+    func identityIsTheDevicesOwnName() async throws {
+        // The device's own ports, as a real device has them (the other tests keep eureka_info off).
+        let receiver = try await ReceiverProcess.start(["--name", "Kitchen Speaker", "--eureka-port", "8008"])
+        let bus = try await PrivateBus.start()
+        var mpris: ChildProcess?
+        defer { for pid in [mpris?.pid, bus.daemon.pid, receiver.child.pid].compactMap({ $0 }) { kill(pid, SIGKILL) } }
+        _ = try await otherSender("load", receiver: receiver)
+        let child = try ChildProcess(TestPaths.program("castctl"), ["mpris", "--host", "127.0.0.1", "--port", String(receiver.port)],
+                                     environment: bus.environment)
+        mpris = child
+        let published = await child.waitForLine(where: { $0.hasPrefix("published ") })
+        let busName = try #require(published?.dropFirst("published ".count).description, "castctl mpris: \(child.errorOutput)")
+        let get = try ChildProcess(try #require(Peers.onPath("dbus-send")), [
+            "--session", "--print-reply", "--dest=\(busName)", "/org/mpris/MediaPlayer2",
+            "org.freedesktop.DBus.Properties.Get", "string:org.mpris.MediaPlayer2", "string:Identity",
+        ], environment: bus.environment)
+        #expect(await get.waitForExit() == 0, "\(get.errorOutput)")
+        #expect(get.output.joined(separator: "\n").contains("string \"Kitchen Speaker\""), "\(get.output)")
+        #expect(await child.terminate() == 0, "\(child.errorOutput)")
+    }
 }
