@@ -2,11 +2,12 @@
 // the lab's cases run against it as well as against `castctl cast`, so a recovery the façade gives a
 // user's program is checked without castctl's own code in between.
 //
-//   FaultLabDriver --host H --port P [--reconnect-timeout S] [--items T1,T2,…] [--control]
+//   FaultLabDriver --host H --port P [--reconnect-timeout S] [--items T1,T2,…] [--rate R] [--subtitles LANG] [--control]
 //   FaultLabDriver --device CAST-ID [--reconnect-timeout S]     (found over mDNS, by avahi-daemon)
 //
 // It starts a session, loads one movie URL (the receiver need not fetch it) 10 s in, or with
-// `--items` a queue of one URL per title (…/T1.mp4 titled T1, …), and prints one JSON object per
+// `--items` a queue of one URL per title (…/T1.mp4 titled T1, …), at `--rate` (1 by default) and,
+// with `--subtitles`, with text tracks 1 "en", 2 "fr", 3 "de" and the one in LANG on. It prints one JSON object per
 // line for each session event: {"event":"loaded"|"connectionLost"|"reconnecting"|"rejoined"|
 // "resumed"|"resumeFailed"|"ended", …}. With `--control` it reads commands on standard input, one a
 // line (play, pause, stop, seek SECONDS, next, previous, volume LEVEL, mute, unmute), awaits each on
@@ -24,6 +25,8 @@ struct Arguments {
     var reconnectTimeout = 120.0
     var items: [String] = []
     var control = false
+    var rate = 1.0
+    var subtitles: String?
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -39,6 +42,12 @@ struct Arguments {
             case "--device": device = value
             case "--reconnect-timeout": reconnectTimeout = Double(try Self.number(value, flag))
             case "--items": items = value.split(separator: ",").map(String.init)
+            case "--rate":
+                guard let number = Double(value), (0.5...2).contains(number) else { throw DriverError("--rate: 0.5 to 2, not \(value)") }
+                rate = number
+            case "--subtitles":
+                guard Self.languages.contains(value) else { throw DriverError("--subtitles: one of \(Self.languages)") }
+                subtitles = value
             default: throw DriverError("unknown option \(flag)")
             }
         }
@@ -47,6 +56,9 @@ struct Arguments {
             throw DriverError("--items: titles are letters and digits, separated by commas")
         }
     }
+
+    /// The languages of the text tracks `--subtitles` adds, track ids 1, 2, 3.
+    static let languages = ["en", "fr", "de"]
 
     static func number(_ text: String, _ flag: String) throws -> Int {
         guard let value = Int(text), value > 0 else { throw DriverError("\(flag): not a positive number: \(text)") }
@@ -102,12 +114,22 @@ func run() async -> Int32 {
         try await cast.startSession(with: device)
         guard let player = cast.player else { throw DriverError("no player after the session started") }
         func movie(_ name: String, _ title: String) -> CastAsset {
-            CastAsset.url(URL(string: "http://10.77.0.2:9/faultlab/\(name).mp4")!,
-                          configuration: CastAssetURLConfiguration(mimeType: "video/mp4", duration: 600),
-                          metadata: .init(title: title))
+            var asset = CastAsset.url(URL(string: "http://10.77.0.2:9/faultlab/\(name).mp4")!,
+                                      configuration: CastAssetURLConfiguration(mimeType: "video/mp4", duration: 600),
+                                      metadata: .init(title: title))
+            if arguments.subtitles != nil {
+                asset.tracks = Arguments.languages.enumerated().map { index, language in
+                    .text(id: index + 1, contentId: "http://10.77.0.2:9/faultlab/\(name).\(language).vtt", language: language)
+                }
+            }
+            return asset
         }
         let assets = arguments.items.isEmpty ? [movie("movie", "Fault lab movie")] : arguments.items.map { movie($0, $0) }
-        try await player.loadItems(from: assets, with: CastLoadOptions(time: .seconds(10)))
+        var options = CastLoadOptions(time: .seconds(10), playbackSpeed: arguments.rate)
+        if let language = arguments.subtitles, let index = Arguments.languages.firstIndex(of: language) {
+            options.activeTrackIds = [index + 1]
+        }
+        try await player.loadItems(from: assets, with: options)
         emit(["event": "loaded", "position": player.mediaStatus?.currentTime ?? -1])
     } catch {
         FileHandle.standardError.write(Data("FaultLabDriver: \(error)\n".utf8))
@@ -120,7 +142,9 @@ func run() async -> Int32 {
         case .connectionLost(let error): emit(["event": "connectionLost", "message": error.message])
         case .reconnecting(let attempt, let delay): emit(["event": "reconnecting", "attempt": attempt, "nextIn": seconds(delay)])
         case .rejoined(let attempt):
-            emit(["event": "rejoined", "attempt": attempt, "position": cast.player?.mediaStatus?.currentTime ?? -1])
+            // The position extrapolated to now from the status the rejoin fetched.
+            let position = cast.player?.time().map(seconds) ?? cast.player?.mediaStatus?.currentTime ?? -1
+            emit(["event": "rejoined", "attempt": attempt, "position": position])
         case .resumed(let state): emit(["event": "resumed", "position": seconds(state.options.time ?? .zero)])
         case .resumeFailed(let error): emit(["event": "resumeFailed", "message": error.message])
         case .ended(let error):

@@ -20,10 +20,13 @@ extension FaultLabTests {
         return child
     }
 
+    /// Cases 1 and 2. The movie plays at 1.5× with French subtitles (track 2 of three text tracks),
+    /// so "same rate and active tracks" after the resume means something.
     @Test func theFacadeAloneRejoinsAfterADropAndResumesAfterAKill() async throws {
         try await FaultLab.run { lab in
             var receiver = try await lab.startReceiver()
-            let driver = try Self.driver(lab, ["--host", Self.receiverAddress, "--port", "8009", "--reconnect-timeout", "120"])
+            let driver = try Self.driver(lab, ["--host", Self.receiverAddress, "--port", "8009", "--reconnect-timeout", "120",
+                                               "--rate", "1.5", "--subtitles", "fr"])
             let loaded = await FaultLab.event(driver, "loaded")
             #expect(loaded != nil, "\(driver.output) \(driver.errorOutput)")
 
@@ -35,26 +38,39 @@ extension FaultLabTests {
             #expect(await FaultLab.event(driver, "reconnecting", 2) != nil, "\(driver.output)")
             for chain in ["INPUT", "OUTPUT"] { try await lab.exec("a", ["iptables", "-D", chain, "-j", "DROP"]) }
             let undropped = ContinuousClock.now
-            #expect(await FaultLab.event(driver, "rejoined") != nil, "\(driver.output) \(driver.errorOutput)")
+            let rejoined = await FaultLab.event(driver, "rejoined")
+            let rejoinedAt = ContinuousClock.now
+            #expect(rejoined != nil, "\(driver.output) \(driver.errorOutput)")
             print("fault-lab (façade): DROP: loss detected after \(FaultLab.format(Self.seconds(detected - dropped))) s; rejoined "
-                  + "\(FaultLab.format(Self.seconds(ContinuousClock.now - undropped))) s after the rules were removed")
+                  + "\(FaultLab.format(Self.seconds(rejoinedAt - undropped))) s after the rules were removed")
 
-            // kill -9, restart after 3 s at the same address: the movie is loaded again where it was.
+            // kill -9, restart after 3 s at the same address: the movie is loaded again where it was,
+            // at the same rate and with the same subtitles on.
+            let killedAt = ContinuousClock.now
             kill(receiver.pid, SIGKILL)
             _ = await receiver.waitForExit()
             #expect(await FaultLab.event(driver, "connectionLost", 2) != nil, "\(driver.output)")
+            let detectedAgain = ContinuousClock.now
             try await Task.sleep(for: .seconds(3))
             let restartedAt = ContinuousClock.now
             receiver = try await lab.startReceiver()
             let resumed = await FaultLab.event(driver, "resumed")
+            let resumedAt = ContinuousClock.now
             #expect(resumed != nil, "\(driver.output) \(driver.errorOutput)")
             let position = resumed?["position"]?.doubleValue ?? -1
             #expect(position >= 10, "resumed at \(position), loaded at 10 s")
+            // Where the movie was when the receiver died, extrapolated from the rejoin at 1.5×.
+            let extrapolated = (rejoined?["position"]?.doubleValue ?? 0) + 1.5 * Self.seconds(killedAt - rejoinedAt)
             let reported = try await lab.receiverPosition(host: Self.receiverAddress, port: 8009)
             #expect(reported?.title == "Fault lab movie", "\(String(describing: reported))")
             #expect((reported?.position ?? -1) >= position, "receiver at \(reported?.position ?? -1), resumed at \(position)")
-            print("fault-lab (façade): kill -9: resumed \(FaultLab.format(Self.seconds(ContinuousClock.now - restartedAt))) s "
-                  + "after the restart at position \(FaultLab.format(position)) s")
+            #expect(reported?.rate == 1.5, "\(String(describing: reported))")
+            #expect(reported?.activeTrackIds == [2], "\(String(describing: reported))")
+            print("fault-lab (façade): kill -9: loss detected after \(String(format: "%.3f", Self.seconds(detectedAgain - killedAt))) s; "
+                  + "resumed \(FaultLab.format(Self.seconds(resumedAt - restartedAt))) s after the restart at position "
+                  + "\(FaultLab.format(position)) s vs extrapolated \(FaultLab.format(extrapolated)) s (error "
+                  + "\(FaultLab.format(position - extrapolated)) s); receiver rate \(reported?.rate ?? -1), active tracks "
+                  + "\(reported?.activeTrackIds ?? [])")
             #expect(!driver.output.contains { $0.contains("\"ended\"") }, "\(driver.output)")
             _ = await driver.terminate(signal: SIGTERM)
             _ = await receiver.terminate()
@@ -159,6 +175,7 @@ extension FaultLabTests {
             let started = ContinuousClock.now
             var early: (descriptors: Int, rssKiB: Int)?
             var resumedCycles = 0
+            var samples: [String] = []  // every 10th cycle: descriptors/RSS KiB, printed to show a trend
             for cycle in 1...cycles {
                 kill(receiver.pid, SIGKILL)
                 _ = await receiver.waitForExit()
@@ -169,6 +186,7 @@ extension FaultLabTests {
                 }
                 resumedCycles = cycle
                 if cycle == min(3, cycles) { early = FaultLab.footprint(of: driver.pid) }
+                if cycle % 10 == 0, let now = FaultLab.footprint(of: driver.pid) { samples.append("\(cycle): \(now.descriptors)/\(now.rssKiB)") }
             }
             let elapsed = Self.seconds(ContinuousClock.now - started)
             let late = FaultLab.footprint(of: driver.pid)
@@ -176,7 +194,8 @@ extension FaultLabTests {
             let first = try #require(early), last = try #require(late)
             print("fault-lab (façade): \(resumedCycles) kill/restart cycles in \(FaultLab.format(elapsed)) s: descriptors "
                   + "\(first.descriptors) after cycle 3, \(last.descriptors) after cycle \(resumedCycles); RSS "
-                  + "\(first.rssKiB) KiB after cycle 3, \(last.rssKiB) KiB after cycle \(resumedCycles)")
+                  + "\(first.rssKiB) KiB after cycle 3, \(last.rssKiB) KiB after cycle \(resumedCycles); descriptors/RSS KiB by cycle: "
+                  + samples.joined(separator: ", "))
             // A leak of one descriptor per cycle would show as ~cycles more; allow the few a cycle may hold transiently.
             #expect(last.descriptors <= first.descriptors + 2, "descriptors \(first.descriptors) → \(last.descriptors)")
             #expect(last.rssKiB <= first.rssKiB + 32 * 1024, "RSS \(first.rssKiB) KiB → \(last.rssKiB) KiB")
