@@ -126,11 +126,14 @@ extension FaultLabTests {
         }
     }
 
-    /// Case 5: the receiver killed and restarted `CASTOR_FAULTLAB_CYCLES` times (100 by default,
-    /// as in CI) under one castctl process: every cycle resumes, and the sender's descriptors and
-    /// resident memory after the last cycle are compared with those after the third.
+    /// Case 5 for castctl: the receiver killed and restarted `CASTOR_FAULTLAB_CASTCTL_CYCLES` times
+    /// (20 by default) under one castctl process: every cycle resumes, and the sender's descriptors and
+    /// resident memory after the last cycle are compared with those after the third. The issue asks
+    /// for 100 cycles of the façade, which `theFacadeAloneResumesManyRestartsInARowLeakingNothing`
+    /// runs; here 20 are enough for what castctl adds on top of it (its media server, its status
+    /// lines) to show a descriptor leaked per cycle, at a fifth of the CI time.
     @Test func manyRestartsUnderOneSenderLeakNothing() async throws {
-        let cycles = ProcessInfo.processInfo.environment["CASTOR_FAULTLAB_CYCLES"].flatMap(Int.init) ?? 100
+        let cycles = ProcessInfo.processInfo.environment["CASTOR_FAULTLAB_CASTCTL_CYCLES"].flatMap(Int.init) ?? 20
         try await FaultLab.run { lab in
             let movie = lab.folder.appendingPathComponent("movie.mp4").path
             var receiver = try await lab.startReceiver()

@@ -96,14 +96,17 @@ final class FaultLab: @unchecked Sendable {
         return line.flatMap { try? JSONValue(parsing: $0) }
     }
 
-    /// The media position and title the receiver at `host:port` reports now: the status a PLAY
-    /// (which changes nothing while it plays) is answered with, from a separate castctl.
-    func receiverPosition(host: String, port: Int) async throws -> (position: Double, title: String?)? {
+    /// The media position, title, playback rate and active track ids the receiver at `host:port`
+    /// reports now: the status a PLAY (which changes nothing while it plays) is answered with, from a
+    /// separate castctl.
+    func receiverPosition(host: String, port: Int) async throws
+        -> (position: Double, title: String?, rate: Double?, activeTrackIds: [Int])? {
         let play = try castctl(["play", "--host", host, "--port", String(port), "--json", "--timeout", "20"])
         _ = await play.waitForExit()
         guard let value = play.output.last.flatMap({ try? JSONValue(parsing: $0) }), let position = value["currentTime"]?.doubleValue
         else { return nil }
-        return (position, value["media"]?["metadata"]?["title"]?.stringValue)
+        let tracks = value["activeTrackIds"]?.arrayValue?.compactMap(\.intValue) ?? []
+        return (position, value["media"]?["metadata"]?["title"]?.stringValue, value["playbackRate"]?.doubleValue, tracks)
     }
 
     /// Descriptors and resident memory (KiB) of process `pid`, from /proc.

@@ -53,6 +53,9 @@ final class ReadGateHandler: ChannelDuplexHandler {
         dropTask?.cancel()
         dropTask = nil
         self.context = nil
+        // The drained handler holds this gate, and the gate holds the core: replacing it breaks the
+        // cycle, which kept every connection's gate and inbound queue alive for good.
+        core.onInboundDrained {}
     }
 
     func channelInactive(context: ChannelHandlerContext) {
