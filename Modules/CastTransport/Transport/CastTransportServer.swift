@@ -289,10 +289,6 @@ package final class AcceptPauseHandler: ChannelDuplexHandler {
     private let freeDescriptors: () -> Int?
     private let report: @Sendable (CastTransportServer.Event) -> Void
     private var paused = false
-    /// Accepts that may go before the next count: half of what the last count left above the
-    /// reserve. A count scans every open descriptor, so counting before each accept would make
-    /// accepting N connections cost O(N²) (a thousand devices on one process).
-    private var acceptsBeforeCount = 0
     private var resumeCheck: Scheduled<Void>?
     /// Held while accepting, given back while paused.
     package let spares: DescriptorSpares
@@ -316,23 +312,12 @@ package final class AcceptPauseHandler: ChannelDuplexHandler {
     }
 
     /// NIO asks for the next accept: let it through only while more than the reserve is free.
-    ///
-    /// Each accept takes one descriptor, so after a count of `free` the next `(free - 1 - reserve) / 2`
-    /// accepts cannot reach the reserve even if the rest of the process took as many descriptors in
-    /// the meantime; they go without counting, and what the count cannot see is covered by the spares.
     package func read(context: ChannelHandlerContext) {
         guard !paused else { return }
-        if reserve > 0 {
-            if acceptsBeforeCount > 0 {
-                acceptsBeforeCount -= 1
-            } else if let free = freeDescriptors() {
-                guard free > reserve else {
-                    report(.acceptPaused(freeDescriptors: free, reserve: reserve, backoff: backoffDuration))
-                    pause(context: context)
-                    return
-                }
-                acceptsBeforeCount = (free - 1 - reserve) / 2
-            }
+        if reserve > 0, let free = freeDescriptors(), free <= reserve {
+            report(.acceptPaused(freeDescriptors: free, reserve: reserve, backoff: backoffDuration))
+            pause(context: context)
+            return
         }
         context.read()
     }
@@ -366,7 +351,6 @@ package final class AcceptPauseHandler: ChannelDuplexHandler {
 
     private func pause(context: ChannelHandlerContext) {
         paused = true
-        acceptsBeforeCount = 0
         spares.release()
         try? context.channel.syncOptions?.setOption(.autoRead, value: false)
         scheduleResumeCheck(context: context)
