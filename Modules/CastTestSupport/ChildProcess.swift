@@ -16,6 +16,9 @@ public final class ChildProcess: Sendable {
         var outputClosed = false
         var exitStatus: Int32?
         var lineWaiters: [(predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
+        var errorLines: [String] = []
+        var errorClosed = false
+        var errorLineWaiters: [(predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
         var exitWaiters: [CheckedContinuation<Int32, Never>] = []
     }
     private let state = Mutex(State())
@@ -67,7 +70,13 @@ public final class ChildProcess: Sendable {
             self.outputEnded()
         }
         Thread.detachNewThread { [self] in
-            Self.readLines(errFD) { line in self.state.withLock { $0.errorText += line + "\n" } }
+            Self.readLines(errFD) { self.appendError($0) }
+            let pending = self.state.withLock { state in
+                state.errorClosed = true
+                defer { state.errorLineWaiters.removeAll() }
+                return state.errorLineWaiters.map(\.continuation)
+            }
+            for continuation in pending { continuation.resume(returning: nil) }
         }
         let seconds = Double(lifetime.components.seconds) + Double(lifetime.components.attoseconds) / 1e18
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
@@ -177,6 +186,35 @@ public final class ChildProcess: Sendable {
             return state.lineWaiters.map(\.continuation)
         }
         for continuation in pending { continuation.resume(returning: nil) }
+    }
+
+    private func appendError(_ line: String) {
+        let ready = state.withLock { state in
+            state.errorText += line + "\n"
+            state.errorLines.append(line)
+            var ready: [CheckedContinuation<String?, Never>] = []
+            state.errorLineWaiters.removeAll { waiter in
+                guard waiter.predicate(line) else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume(returning: line) }
+    }
+
+    /// Waits for the first line on standard error satisfying `predicate` (status lines of programs
+    /// whose standard output is their result); `nil` when standard error closes first.
+    public func waitForErrorLine(where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        await withCheckedContinuation { continuation in
+            let found: String?? = state.withLock { state in
+                if let line = state.errorLines.first(where: predicate) { return .some(line) }
+                if state.errorClosed { return .some(nil) }
+                state.errorLineWaiters.append((predicate, continuation))
+                return nil
+            }
+            if let found { continuation.resume(returning: found) }
+        }
     }
 
     /// Waits for the first output line satisfying `predicate`; `nil` when the output ends first.

@@ -35,6 +35,10 @@ struct AudioCastListenLossTests {
         ])
         let playing = await watch.waitForLine { $0.contains("\"mediaStatus\"") && $0.contains("PLAYING") }
         #expect(playing != nil, "\(audiocast.errorOutput)")
+        // The receiver's PLAYING broadcast can reach castctl before audiocast has the load's reply: a
+        // loss then is a failed load (exit 1), not a loss while listening. Wait for audiocast itself.
+        let listening = await audiocast.waitForErrorLine(where: { $0.contains("audiocast: playing; listening for") })
+        #expect(listening != nil, "\(audiocast.errorOutput)")
         return (audiocast, watch)
     }
 

@@ -41,6 +41,7 @@ public enum Listening {
     /// Listens for `duration` to the session of `cast`, following `events`.
     static func listen(for duration: Duration, to cast: Cast, events: AsyncStream<CastSessionEvent>) async -> Outcome {
         let baseline = cast.player?.mediaStatus?.mediaSessionId
+        say(String(format: "playing; listening for %.0f s", seconds(duration)))
         return await withTaskGroup(of: Outcome?.self) { group in
             group.addTask {
                 do { try await Task.sleep(for: duration) } catch { return nil }
