@@ -10,15 +10,46 @@ import Synchronization
 public final class ChildProcess: Sendable {
     /// The child's process id.
     public let pid: pid_t
-    private struct State {
+    /// The lines of one output stream, and the tasks waiting for a line.
+    private struct LineLog {
+        typealias Waiter = (predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)
         var lines: [String] = []
+        var closed = false
+        var waiters: [Waiter] = []
+
+        /// Records `line`; the waiters it satisfies, to resume with it outside the lock.
+        mutating func append(_ line: String) -> [CheckedContinuation<String?, Never>] {
+            lines.append(line)
+            var ready: [CheckedContinuation<String?, Never>] = []
+            waiters.removeAll { waiter in
+                guard waiter.predicate(line) else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready
+        }
+
+        /// The stream ended; every waiter, to resume with `nil`.
+        mutating func close() -> [CheckedContinuation<String?, Never>] {
+            closed = true
+            defer { waiters.removeAll() }
+            return waiters.map(\.continuation)
+        }
+
+        /// The answer now (a matching line, or `nil` once closed), or `nil` after queueing the waiter.
+        mutating func wait(_ waiter: Waiter) -> String?? {
+            if let line = lines.first(where: waiter.predicate) { return .some(line) }
+            if closed { return .some(nil) }
+            waiters.append(waiter)
+            return nil
+        }
+    }
+
+    private struct State {
+        var output = LineLog()
+        var errors = LineLog()
         var errorText = ""
-        var outputClosed = false
         var exitStatus: Int32?
-        var lineWaiters: [(predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
-        var errorLines: [String] = []
-        var errorClosed = false
-        var errorLineWaiters: [(predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
         var exitWaiters: [CheckedContinuation<Int32, Never>] = []
     }
     private let state = Mutex(State())
@@ -66,17 +97,17 @@ public final class ChildProcess: Sendable {
         let outFD = outPipe[0]
         let errFD = errPipe[0]
         Thread.detachNewThread { [self] in
-            Self.readLines(outFD) { self.append($0) }
-            self.outputEnded()
+            Self.readLines(outFD) { line in resume(state.withLock { $0.output.append(line) }, with: line) }
+            resume(state.withLock { $0.output.close() }, with: nil)
         }
         Thread.detachNewThread { [self] in
-            Self.readLines(errFD) { self.appendError($0) }
-            let pending = self.state.withLock { state in
-                state.errorClosed = true
-                defer { state.errorLineWaiters.removeAll() }
-                return state.errorLineWaiters.map(\.continuation)
+            Self.readLines(errFD) { line in
+                resume(state.withLock { state in
+                    state.errorText += line + "\n"
+                    return state.errors.append(line)
+                }, with: line)
             }
-            for continuation in pending { continuation.resume(returning: nil) }
+            resume(state.withLock { $0.errors.close() }, with: nil)
         }
         let seconds = Double(lifetime.components.seconds) + Double(lifetime.components.attoseconds) / 1e18
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
@@ -165,54 +196,15 @@ public final class ChildProcess: Sendable {
         close(fd)
     }
 
-    private func append(_ line: String) {
-        let ready = state.withLock { state in
-            state.lines.append(line)
-            var ready: [CheckedContinuation<String?, Never>] = []
-            state.lineWaiters.removeAll { waiter in
-                guard waiter.predicate(line) else { return false }
-                ready.append(waiter.continuation)
-                return true
-            }
-            return ready
-        }
-        for continuation in ready { continuation.resume(returning: line) }
-    }
-
-    private func outputEnded() {
-        let pending = state.withLock { state in
-            state.outputClosed = true
-            defer { state.lineWaiters.removeAll() }
-            return state.lineWaiters.map(\.continuation)
-        }
-        for continuation in pending { continuation.resume(returning: nil) }
-    }
-
-    private func appendError(_ line: String) {
-        let ready = state.withLock { state in
-            state.errorText += line + "\n"
-            state.errorLines.append(line)
-            var ready: [CheckedContinuation<String?, Never>] = []
-            state.errorLineWaiters.removeAll { waiter in
-                guard waiter.predicate(line) else { return false }
-                ready.append(waiter.continuation)
-                return true
-            }
-            return ready
-        }
-        for continuation in ready { continuation.resume(returning: line) }
+    private func resume(_ waiters: [CheckedContinuation<String?, Never>], with line: String?) {
+        for continuation in waiters { continuation.resume(returning: line) }
     }
 
     /// Waits for the first line on standard error satisfying `predicate` (status lines of programs
     /// whose standard output is their result); `nil` when standard error closes first.
     public func waitForErrorLine(where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
         await withCheckedContinuation { continuation in
-            let found: String?? = state.withLock { state in
-                if let line = state.errorLines.first(where: predicate) { return .some(line) }
-                if state.errorClosed { return .some(nil) }
-                state.errorLineWaiters.append((predicate, continuation))
-                return nil
-            }
+            let found = state.withLock { $0.errors.wait((predicate, continuation)) }
             if let found { continuation.resume(returning: found) }
         }
     }
@@ -220,12 +212,7 @@ public final class ChildProcess: Sendable {
     /// Waits for the first output line satisfying `predicate`; `nil` when the output ends first.
     public func waitForLine(where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
         await withCheckedContinuation { continuation in
-            let found: String?? = state.withLock { state in
-                if let line = state.lines.first(where: predicate) { return .some(line) }
-                if state.outputClosed { return .some(nil) }
-                state.lineWaiters.append((predicate, continuation))
-                return nil
-            }
+            let found = state.withLock { $0.output.wait((predicate, continuation)) }
             if let found { continuation.resume(returning: found) }
         }
     }
@@ -258,7 +245,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Every output line so far.
-    public var output: [String] { state.withLock { $0.lines } }
+    public var output: [String] { state.withLock { $0.output.lines } }
     /// Everything written to standard error so far.
     public var errorOutput: String { state.withLock { $0.errorText } }
 
@@ -280,7 +267,7 @@ public final class ChildProcess: Sendable {
         }
         // Wait for the output to be read to its end. A grandchild that kept the pipe open would
         // delay that forever, so the drain is bounded (a safety net, not a timing assertion).
-        for _ in 0..<250 where !state.withLock({ $0.outputClosed }) {
+        for _ in 0..<250 where !state.withLock({ $0.output.closed }) {
             try? await Task.sleep(for: .milliseconds(20))
         }
         return status
