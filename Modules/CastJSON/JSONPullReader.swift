@@ -501,25 +501,6 @@ import Foundation
         }
         return result
     }
-
-    /// The elements of the next value that `element` reads (non-`nil`), skipping the others; a value that
-    /// is not an array is consumed and reads as empty.
-    @inlinable
-    public mutating func readableElements<Element>(
-        _ element: (inout JSONPullReader) throws(JSONError) -> Element?
-    ) throws(JSONError) -> [Element] {
-        guard try peek() == .array else {
-            try skipValue()
-            return []
-        }
-        var result: [Element] = []
-        var more = try beginArray()
-        while more {
-            if let value = try element(&self) { result.append(value) }
-            more = try endElement()
-        }
-        return result
-    }
 }
 
 

@@ -86,7 +86,7 @@ extension JSONPullReader {
     }
 
     /// The elements of the next value that `element` reads, the others skipped (the tree decoders'
-    /// `readableModels`). ``JSONPullReader/readableElements(_:)``, specialized in this module.
+    /// `readableModels`), in this module so that it is specialized for each element reader.
     @inline(__always)
     mutating func readable<Element>(
         _ element: (inout JSONPullReader) throws(JSONError) -> Element?
