@@ -57,7 +57,7 @@ struct AuthShow: AsyncParsableCommand {
             let challenge = authenticator.makeChallenge(hashAlgorithm: hash)
             let reply: CastMessage?
             do {
-                try await transport.send(challenge.message)
+                try transport.send(challenge.message)
                 reply = try await Self.firstAuthMessage(on: transport, until: deadline)
             } catch {
                 await transport.close()

@@ -19,7 +19,7 @@ extension CastConnection {
         state.withLock { $0.machine.awaitDeviceAuth(reply) }
         var message = challenge.message
         message.sourceId = configuration.senderId
-        try await send(message)
+        try send(message)
         let timer = self.timer
         let ownLimit = timer.elapsed() + configuration.deviceAuthTimeout
         let budgetCutsIn = deadline <= ownLimit

@@ -38,12 +38,12 @@ extension CastConnection {
             }
         }
         state.withLock { $0.consumers.append(consumer) }
-        await perform(actions)
+        perform(actions)
     }
 
     /// Removes a plugin; it is told ``CastChannelDisconnectReason/removed`` if it was connected.
     public func remove(_ plugin: any CastChannelPlugin) {
-        performNow(machine { $0.remove(key: ObjectIdentifier(plugin)) })
+        perform(machine { $0.remove(key: ObjectIdentifier(plugin)) })
     }
 
     /// The context of a connected plugin, available as soon as the connection has connected it,
@@ -113,7 +113,7 @@ extension CastConnection {
     }
 
     func connectDelivered(_ key: ObjectIdentifier, context: CastChannelContext) {
-        performNow(machine { $0.connectDelivered(key: key, link: Self.link(of: context)) })
+        perform(machine { $0.connectDelivered(key: key, link: Self.link(of: context)) })
     }
 
     static func link(of context: CastChannelContext) -> Machine.Link {

@@ -37,15 +37,15 @@ extension CastConnection {
             }
         }
         if let refusal { throw refusal }
-        performNow(actions)
+        perform(actions)
         var payload = json
         payload["requestId"] = .number(Double(id))
         let message = CastMessage(
             sourceId: senderId ?? configuration.senderId, destinationId: destinationId, namespace: namespace, json: payload)
         do {
-            try await send(message)
+            try send(message)
         } catch {
-            performNow(machine { $0.abandonRequest(id, error: nil) })
+            perform(machine { $0.abandonRequest(id, error: nil) })
             throw error
         }
         let requestId = id
@@ -53,7 +53,7 @@ extension CastConnection {
             return try await withTaskCancellationHandler {
                 try await promise.value()
             } onCancel: {
-                self.performNow(self.machine {
+                self.perform(self.machine {
                     $0.abandonRequest(
                         requestId, error: CastChannelError(code: .cancelled, message: "\(type) (requestId \(requestId)) was cancelled"))
                 })

@@ -43,7 +43,7 @@ public final class CastConnection: Sendable {
     /// The protocol logic, and the tasks that run it: the shell around the machine.
     struct State: Sendable {
         var machine: Machine
-        /// The read loop and the heartbeat, cancelled when the connection ends.
+        /// The heartbeat, cancelled when the connection ends.
         var tasks: [Task<Void, Never>] = []
         /// The plugins' mailbox tasks: not cancelled when the connection ends, so each plugin is
         /// told of the end; they finish with their mailboxes.
@@ -111,18 +111,18 @@ public final class CastConnection: Sendable {
     @discardableResult
     public func start() async throws(CastChannelError) -> ReceiverStatus {
         try state.withLock { state throws(CastChannelError) in try state.machine.start() }
-        if let observing = transport as? any CastInboundObservingTransport {
-            observing.observeInbound { [weak self] message in self?.receivedEarly(message) }
-        }
-        let reader = Task { [self] in await runReadLoop() }
+        // The machine runs where the transport decodes: a reply completes its request there, and
+        // reaches plugins (through their mailboxes) without a reader task in between. The transport
+        // holds this handler, and so the connection, until it has delivered the end.
+        transport.deliverInbound { [self] event in inbound(event) }
         let heartbeat = Task { [self] in await runHeartbeat() }
-        state.withLock { $0.tasks += [reader, heartbeat] }
+        state.withLock { $0.tasks.append(heartbeat) }
         do {
             let deadline = timer.elapsed() + configuration.requestTimeout
             try await authenticateDevice(until: deadline)
-            try await ensureVirtualConnection(to: CastEndpoint.platform)
+            try ensureVirtualConnection(to: CastEndpoint.platform)
             let status = try await receiver.getStatus(timeout: max(deadline - timer.elapsed(), .zero))
-            await perform(machine { $0.connectPlatformPlugins() })
+            perform(machine { $0.connectPlatformPlugins() })
             return status
         } catch {
             await close()
@@ -133,7 +133,7 @@ public final class CastConnection: Sendable {
     /// Closes every virtual connection (CLOSE), then the transport. Requests in flight fail with
     /// ``CastChannelError/Code/closed``; plugins are told ``CastChannelDisconnectReason/connectionClosed``.
     public func close() async {
-        await perform(machine { $0.close() })
+        perform(machine { $0.close() })
         await transport.close()
     }
 
@@ -186,36 +186,21 @@ public final class CastConnection: Sendable {
         do { try await timer.sleepUntil(wake) } catch { return }
         let now = timer.elapsed()
         let peer = transport.peerDescription
-        performNow(machine { $0.deadlineReached(now: now, peer: peer) })
+        perform(machine { $0.deadlineReached(now: now, peer: peer) })
     }
 
-    /// Carries out actions in order; writes are awaited before the next action (a CONNECT goes out
-    /// before the plugin it is for learns it is connected).
-    func perform(_ actions: [Machine.Action]) async {
+    /// Carries out actions in order, without waiting: a write is queued on the transport (so a
+    /// CONNECT is on its way before the plugin it is for learns it is connected), a plugin's call is
+    /// queued in its mailbox, a reply completes its request.
+    func perform(_ actions: [Machine.Action]) {
         for action in actions {
             switch action {
             case .send(let message):
                 do {
-                    try await transport.send(message)
+                    try transport.send(message)
                 } catch {
                     logger.warning("Cannot send \(message.namespace) to \(message.destinationId): \(error)")
                 }
-            case .ended(_, closeTransport: true):
-                performNow([action])
-                await transport.close()
-            default:
-                performNow([action])
-            }
-        }
-    }
-
-    /// Carries out actions that need no waiting (a write among them is queued on a task).
-    func performNow(_ actions: [Machine.Action]) {
-        for action in actions {
-            switch action {
-            case .send(let message):
-                let transport = self.transport
-                Task { try? await transport.send(message) }
             case .completeRequest(let reply, let message):
                 reply.fulfil(.success(message))
             case .failRequest(let reply, let error):
@@ -242,7 +227,7 @@ public final class CastConnection: Sendable {
                 break
             case .warn(let text):
                 logger.warning("\(text)")
-            case .ended(let error, _):
+            case .ended(let error, let closeTransport):
                 let tasks = state.withLock { state in
                     defer {
                         state.tasks.removeAll()
@@ -254,6 +239,10 @@ public final class CastConnection: Sendable {
                 eventBroadcaster.yield(.closed(error))
                 eventBroadcaster.finish()
                 messageBroadcaster.finish()
+                if closeTransport {
+                    let transport = self.transport
+                    Task { await transport.close() }
+                }
             }
         }
     }
@@ -267,24 +256,23 @@ public final class CastConnection: Sendable {
 
     // MARK: - Sending
 
-    /// Sends a message as is.
-    func send(_ message: CastMessage) async throws(CastChannelError) {
+    /// Queues a message as is.
+    func send(_ message: CastMessage) throws(CastChannelError) {
         if let error = state.withLock({ $0.machine.notRunningError }) { throw error }
         do {
-            try await transport.send(message)
-        } catch let error as CastTransportError where error.code == .messageTooLarge {
+            try transport.send(message)
+        } catch where error.code == .messageTooLarge {
             throw CastChannelError(code: .messageTooLarge, message: error.message, transportError: error)
         } catch {
-            let transportError = error as? CastTransportError
-            throw CastChannelError(code: .connectionLost, message: "Sending failed: \(error)", transportError: transportError)
+            throw CastChannelError(code: .connectionLost, message: "Sending failed: \(error)", transportError: error)
         }
     }
 
     /// Sends CONNECT to `destination` unless a virtual connection to it is already open.
-    func ensureVirtualConnection(to destination: String) async throws(CastChannelError) {
+    func ensureVirtualConnection(to destination: String) throws(CastChannelError) {
         for case .send(let message) in machine({ $0.openVirtualConnection(to: destination) }) {
             do {
-                try await send(message)
+                try send(message)
             } catch {
                 state.withLock { $0.machine.virtualConnectionFailed(to: destination) }
                 throw error

@@ -232,7 +232,7 @@ public actor CastReceiver {
                 case .message(let message, let due):
                     if latency > .zero { try? await clock.sleep(due) }
                     do {
-                        try await transport.send(message)
+                        try transport.send(message)
                     } catch {
                         await self?.transportEnded(socket: socket, error: error)
                         return
@@ -380,10 +380,10 @@ public actor CastReceiver {
             switch action {
             case .send(let socket, let message):
                 guard let connection = connections[socket] else { continue }
-                // Without a simulated latency, a queueing transport takes the reply directly (no writer-task hop).
-                if configuration.replyLatency == .zero, let queueing = connection.transport as? any CastQueueingTransport {
+                // Without a simulated latency, the transport takes the reply directly (no writer-task hop).
+                if configuration.replyLatency == .zero {
                     do {
-                        try queueing.enqueue(message)
+                        try connection.transport.send(message)
                     } catch {
                         connection.outbox.yield(.message(message, due: now))  // the writer reports the failure
                     }

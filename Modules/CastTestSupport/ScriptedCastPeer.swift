@@ -86,7 +86,7 @@ public final class ScriptedCastPeer: Sendable {
 
     /// Sends a message to the sender.
     public func send(_ message: CastMessage) async throws {
-        try await transport.send(message)
+        try transport.send(message)
     }
 
     /// Stops reading and closes the transport.
@@ -111,17 +111,17 @@ public final class ScriptedCastPeer: Sendable {
         }
         for continuation in ready { continuation.resume(returning: message) }
         if message.namespace == "urn:x-cast:com.google.cast.tp.heartbeat", json["type"] == "PING" {
-            if answersPings { try? await transport.send(message.reply(.string(#"{"type":"PONG"}"#))) }
+            if answersPings { try? transport.send(message.reply(.string(#"{"type":"PONG"}"#))) }
             return
         }
         if message.namespace == "urn:x-cast:com.google.cast.tp.deviceauth", rule == nil {
             // A device without credentials: DeviceAuthMessage { error { error_type: INTERNAL_ERROR } }.
-            try? await transport.send(message.reply(.binary(Data([0x1a, 0x02, 0x08, 0x00]))))
+            try? transport.send(message.reply(.binary(Data([0x1a, 0x02, 0x08, 0x00]))))
             return
         }
         guard let rule else { return }
         for reply in await rule(message, json) {
-            try? await transport.send(reply)
+            try? transport.send(reply)
         }
     }
 }

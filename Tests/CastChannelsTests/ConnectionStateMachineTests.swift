@@ -136,21 +136,6 @@ struct ConnectionStateMachineTests {
         #expect(machine.received(Self.inbound(Self.media, from: "t1", to: "sender-9", #"{"type":"X"}"#), now: .seconds(2)).isEmpty)
     }
 
-    @Test func anEarlyReplyCompletesOnceAndIsStillDeliveredInOrder() throws {
-        var machine = try Self.running()
-        _ = try machine.add("media", key: ObjectIdentifier(Types.self), namespace: Self.media, endpoint: .application)
-        _ = machine.received(Self.receiverStatus(apps: [("t1", "s1")]), now: .zero)
-        let id = try Self.start(&machine, reply: "seek")
-        let reply = Self.inbound(Self.media, from: "t1", #"{"type":"MEDIA_STATUS","requestId":\#(id)}"#)
-        #expect(Self.describe(machine.receivedEarly(reply)) == ["complete seek MEDIA_STATUS"])
-        #expect(Self.describe(machine.received(reply, now: .zero)) == ["deliver media MEDIA_STATUS", "publish MEDIA_STATUS"])
-        // Platform replies wait for the in-order path, which records the status first.
-        let statusId = try Self.start(&machine, namespace: Self.receiverNamespace, to: "receiver-0", reply: "status")
-        #expect(machine.receivedEarly(Self.receiverStatus(apps: [("t1", "s1")], requestId: statusId)).isEmpty)
-        #expect(Self.describe(machine.received(Self.receiverStatus(apps: [("t1", "s1")], requestId: statusId), now: .zero))
-            == ["event status [\"t1\"]", "complete status RECEIVER_STATUS", "publish RECEIVER_STATUS"])
-    }
-
     @Test func anAppLeavingDisconnectsItsPluginsAndFailsItsRequests() throws {
         var machine = try Self.running()
         _ = try machine.add("media", key: ObjectIdentifier(Types.self), namespace: Self.media, endpoint: .application)

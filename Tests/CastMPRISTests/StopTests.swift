@@ -24,9 +24,9 @@ private final class MutableLink: CastTransport {
     var peerDescription: String { inner.peerDescription }
     func close() async { await inner.close() }
 
-    func send(_ message: CastMessage) async throws {
+    func send(_ message: CastMessage) throws(CastTransportError) {
         if muted.withLock({ $0 }) { return }
-        try await inner.send(message)
+        try inner.send(message)
     }
 }
 

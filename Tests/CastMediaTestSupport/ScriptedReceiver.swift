@@ -115,7 +115,7 @@ public final class ScriptedReceiver: Sendable {
     }
 
     public func send(_ json: JSONValue, namespace: String, to destination: String, from source: String) async {
-        try? await transport.send(CastMessage(sourceId: source, destinationId: destination, namespace: namespace, json: json))
+        try? transport.send(CastMessage(sourceId: source, destinationId: destination, namespace: namespace, json: json))
     }
 
     /// Stops the media app and tells every sender (RECEIVER_STATUS without it).

@@ -15,7 +15,7 @@ actor RawSender {
     }
 
     func send(_ json: JSONValue, namespace: String, to destination: String = "receiver-0") async throws {
-        try await transport.send(CastMessage(sourceId: senderId, destinationId: destination, namespace: namespace, json: json))
+        try transport.send(CastMessage(sourceId: senderId, destinationId: destination, namespace: namespace, json: json))
     }
 
     func connect(to destination: String = "receiver-0") async throws {

@@ -58,14 +58,14 @@ struct DeviceAuthVerificationTests {
         let receiverTask = Task {
             for try await message in receiver.inbound {
                 if let reply = device.respond(to: message, tlsCertificateDER: tls.certificateDER) {
-                    try await receiver.send(reply)
+                    try receiver.send(reply)
                 }
             }
         }
         let challenge = authenticator.makeChallenge()
         // A message on another namespace first: the credentials ignore it.
-        try await sender.send(CastMessage(sourceId: "sender-0", destinationId: "receiver-0", namespace: "urn:x-cast:test", json: ["type": "PING"]))
-        try await sender.send(challenge.message)
+        try sender.send(CastMessage(sourceId: "sender-0", destinationId: "receiver-0", namespace: "urn:x-cast:test", json: ["type": "PING"]))
+        try sender.send(challenge.message)
         var iterator = sender.inbound.makeAsyncIterator()
         let reply = try #require(try await iterator.next())
         #expect(reply.sourceId == "receiver-0" && reply.destinationId == "sender-0")

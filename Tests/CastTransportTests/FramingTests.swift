@@ -2,6 +2,7 @@ import CastJSON
 import Foundation
 import NIOCore
 import NIOEmbedded
+import Synchronization
 import Testing
 
 @testable import CastTransport
@@ -136,8 +137,8 @@ struct InMemoryTransportTests {
     @Test func deliversBothWaysAndClosesBothEnds() async throws {
         let (a, b) = InMemoryCastTransport.pair()
         let message = FramingTests.messages[0]
-        try await a.send(message)
-        try await b.send(message.reply(.string("{\"type\":\"PONG\"}")))
+        try a.send(message)
+        try b.send(message.reply(.string("{\"type\":\"PONG\"}")))
         var bIterator = b.inbound.makeAsyncIterator()
         #expect(try await bIterator.next() == message)
         var aIterator = a.inbound.makeAsyncIterator()
@@ -145,35 +146,68 @@ struct InMemoryTransportTests {
         await a.close()
         #expect(try await aIterator.next() == nil)
         await #expect(throws: CastTransportError.self) { try await bIterator.next() }
-        await #expect(throws: CastTransportError.self) { try await b.send(message) }
+        #expect(throws: CastTransportError.self) { try b.send(message) }
     }
 
-    /// The observer may let a requester run on before the sending task resumes (an early-completed
-    /// reply); whatever the requester sends next must still arrive after the message it was told of.
-    @Test func aMessageSentFromTheObserverArrivesAfterTheObservedOne() async throws {
+    /// What one end sent before the other installed its handler comes first, in order, then what
+    /// is sent later, then the end; the stream yields nothing of it.
+    @Test func aHandlerTakesWhatWasQueuedThenWhatFollowsThenTheEnd() async throws {
         let (a, b) = InMemoryCastTransport.pair()
-        let reply = FramingTests.messages[0]
-        let next = reply.reply(.string(#"{"type":"NEXT"}"#))
-        let sentNext = DispatchSemaphore(value: 0)
-        b.observeInbound { message in
-            guard message == reply else { return }
-            // The requester's next send, finished before the observer returns.
-            Task.detached {
-                try? await a.send(next)
-                sentNext.signal()
-            }
-            sentNext.wait()
+        try a.send(FramingTests.messages[0])
+        try a.send(FramingTests.messages[1])
+        let seen = Mutex<[CastInboundEvent]>([])
+        let (ended, endedContinuation) = AsyncStream.makeStream(of: Void.self)
+        b.deliverInbound { event in
+            seen.withLock { $0.append(event) }
+            if case .ended = event { endedContinuation.finish() }
         }
-        try await a.send(reply)
-        var inbound = b.inbound.makeAsyncIterator()
-        #expect(try await inbound.next() == reply)
-        #expect(try await inbound.next() == next)
+        try a.send(FramingTests.messages[2])
+        await a.close()
+        for await _ in ended {}
+        let events = seen.withLock { $0 }
+        #expect(events.count == 4)
+        for (index, event) in events.prefix(3).enumerated() {
+            guard case .message(let message) = event else { Issue.record("event \(index) is \(event)"); continue }
+            #expect(message == FramingTests.messages[index])
+        }
+        guard case .ended(let error)? = events.last else { Issue.record("no end"); return }
+        #expect(error?.code == .peerClosed)
+    }
+
+    /// A handler that answers from inside itself (a PONG to a PING, through the other end's handler
+    /// and back) is not run inside itself: the answer's answer waits until it returns, so each end
+    /// sees its messages one at a time and in order, as on a socket.
+    @Test func aHandlerThatSendsIsNotReentered() async throws {
+        let (a, b) = InMemoryCastTransport.pair()
+        // Per end: how many of its handler's calls are running now, the most ever, and the order seen.
+        let depth = Mutex((now: ["a": 0, "b": 0], deepest: 0, seen: [String]()))
+        let (done, doneContinuation) = AsyncStream.makeStream(of: Void.self)
+        @Sendable func handler(_ me: InMemoryCastTransport, _ name: String) -> @Sendable (CastInboundEvent) -> Void {
+            { event in
+                guard case .message(let message) = event, case .string(let text) = message.payload else { return }
+                depth.withLock {
+                    $0.now[name, default: 0] += 1
+                    $0.deepest = max($0.deepest, $0.now[name, default: 0])
+                    $0.seen.append("\(name) \(text)")
+                }
+                let count = Int(text) ?? 0
+                if count < 6 { try? me.send(message.reply(.string("\(count + 1)"))) } else { doneContinuation.finish() }
+                depth.withLock { $0.now[name, default: 0] -= 1 }
+            }
+        }
+        a.deliverInbound(to: handler(a, "a"))
+        b.deliverInbound(to: handler(b, "b"))
+        try a.send(FramingTests.messages[0].reply(.string("1")))
+        for await _ in done {}
+        let result = depth.withLock { $0 }
+        #expect(result.deepest == 1)
+        #expect(result.seen == ["b 1", "a 2", "b 3", "a 4", "b 5", "a 6"])
     }
 
     @Test func oversizeSendFailsWithoutDelivering() async throws {
         let (a, _) = InMemoryCastTransport.pair()
         let big = CastMessage(sourceId: "s", destinationId: "d", namespace: "urn:x-cast:n",
                               payload: .string(String(repeating: "x", count: CastFrame.maxBodySize)))
-        await #expect { try await a.send(big) } throws: { ($0 as? CastTransportError)?.code == .messageTooLarge }
+        #expect { try a.send(big) } throws: { ($0 as? CastTransportError)?.code == .messageTooLarge }
     }
 }

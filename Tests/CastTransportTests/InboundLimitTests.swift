@@ -89,7 +89,7 @@ struct InboundLimitTests {
         var connections = server.connections.makeAsyncIterator()
         let accepted = try #require(await connections.next())
         let count = 3000
-        for index in 0..<count { try client.enqueue(Self.message(index)) }
+        for index in 0..<count { try client.send(Self.message(index)) }
         var received = 0
         for try await message in accepted.inbound {
             #expect(message == Self.message(received))
@@ -98,6 +98,62 @@ struct InboundLimitTests {
         }
         #expect(received == count)
         await client.close()
+        await accepted.close()
+        await server.close()
+    }
+
+    @Test("a handler installed on a full queue takes what it holds, in order; the read gate reopens (once); the end follows")
+    func handlerTakesAFullQueue() async throws {
+        let core = ChannelTransportCore(inboundLimit: 10_000)
+        let drained = Mutex(0)
+        core.onInboundDrained { drained.withLock { $0 += 1 } }
+        var pushed = 0
+        while !core.isInboundFull {
+            core.yield(Self.message(pushed))
+            pushed += 1
+        }
+        let seen = Mutex<[CastInboundEvent]>([])
+        core.deliver { event in seen.withLock { $0.append(event) } }
+        #expect(!core.isInboundFull)
+        #expect(drained.withLock { $0 } == 1)
+        core.yield(Self.message(pushed))
+        core.record(CastTransportError(code: .io, message: "reset"))
+        core.finish()
+        let events = seen.withLock { $0 }
+        #expect(events.count == pushed + 2)
+        for (index, event) in events.dropLast().enumerated() {
+            guard case .message(let message) = event else { Issue.record("event \(index): \(event)"); continue }
+            #expect(message == Self.message(index))
+        }
+        guard case .ended(let error)? = events.last else { Issue.record("no end"); return }
+        #expect(error?.code == .io)
+    }
+
+    @Test("over TLS: a handler installed after the sender's burst gets every message, in order, then the clean end")
+    func handlerOverTLS() async throws {
+        let server = try await CastTransportServer.start(
+            credentials: try TLSTestFixtures.credentials.get(), limits: .init(maximumQueuedInboundBytes: 16 << 10))
+        let client = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
+        var connections = server.connections.makeAsyncIterator()
+        let accepted = try #require(await connections.next())
+        let count = 3000
+        for index in 0..<count { try client.send(Self.message(index)) }
+        let (events, continuation) = AsyncStream.makeStream(of: CastInboundEvent.self)
+        accepted.deliverInbound { event in continuation.yield(event) }
+        var received = 0
+        for await event in events {
+            guard case .message(let message) = event else { Issue.record("early end: \(event)"); break }
+            #expect(message == Self.message(received))
+            received += 1
+            if received == count { break }
+        }
+        #expect(received == count)
+        await client.close()
+        for await event in events {
+            guard case .ended(let error) = event else { Issue.record("after the last message: \(event)"); continue }
+            #expect(error == nil, "close_notify from the client is a clean end")
+            break
+        }
         await accepted.close()
         await server.close()
     }

@@ -335,24 +335,6 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
         return actions
     }
 
-    /// A reply decoded on the transport's I/O thread, before ``received(_:now:)`` sees it in order:
-    /// completes the request it answers at once (one thread hand-off less per command). Platform
-    /// replies are left to ``received(_:now:)``, which records the receiver status first.
-    package mutating func receivedEarly(_ message: CastMessage) -> [Action] {
-        guard isRunning, tracker.count > 0, case .string = message.payload,
-            message.destinationId == configuration.senderId || message.destinationId == CastEndpoint.broadcast
-        else { return [] }
-        switch message.namespace {
-        case CastNamespace.heartbeat.rawValue, CastNamespace.connection.rawValue, CastNamespace.deviceAuth.rawValue,
-            CastNamespace.receiver.rawValue:
-            return []
-        default:
-            let channelMessage = CastChannelMessage(message)
-            guard let (_, entry) = tracker.match(channelMessage) else { return [] }
-            return [.completeRequest(entry.waiter, channelMessage)]
-        }
-    }
-
     private static func envelope(of message: CastMessage) -> JSONEnvelope {
         guard case .string(var text) = message.payload else { return JSONEnvelope([UInt8]()) }
         return text.withUTF8 { JSONEnvelope($0) }

@@ -23,7 +23,7 @@ public struct CastChannelContext: Sendable {
 
     /// Sends a payload (text or binary) without waiting for an answer.
     public func send(_ payload: CastMessage.Payload) async throws(CastChannelError) {
-        try await connection.send(
+        try connection.send(
             CastMessage(sourceId: senderId, destinationId: transportId, namespace: namespace.rawValue, payload: payload))
     }
 

@@ -4,18 +4,35 @@
 /// (``TLSCastTransport``, the server side of ``CastTransportServer``) and in memory
 /// (``InMemoryCastTransport``) for tests.
 ///
+/// Inbound messages reach one consumer, in one of two ways:
+/// - pulled from ``inbound`` by one task (the emulated receiver, tools, tests), or
+/// - pushed, by ``deliverInbound(to:)``, to a handler the transport calls where it decodes them
+///   (a `CastConnection`: it completes a request on the I/O thread the moment its reply arrives).
+///
 /// Implementation requirements:
-/// - ``inbound`` is consumed by one task; it finishes without error when the transport is closed
-///   by this side or cleanly by the peer, and throws a ``CastTransportError`` otherwise.
-/// - ``send(_:)`` may be called from any task; messages are written in call order, and it throws
-///   ``CastTransportError`` `.closed` or `.messageTooLarge` without writing anything.
+/// - ``inbound`` finishes without error when the transport is closed by this side or cleanly by
+///   the peer, and throws a ``CastTransportError`` otherwise.
+/// - ``send(_:)`` may be called from any thread; it queues the message and returns without waiting
+///   for the write. Messages are written in call order. It throws ``CastTransportError`` `.closed`
+///   or `.messageTooLarge` without queueing anything.
 /// - ``close()`` is idempotent and finishes ``inbound``.
 public protocol CastTransport: AnyObject, Sendable {
-    /// Messages from the peer, in order.
+    /// Messages from the peer, in order, for a consumer that pulls them.
     var inbound: AsyncThrowingStream<CastMessage, any Error> { get }
-    /// Sends one message.
-    func send(_ message: CastMessage) async throws
-    /// Closes the transport. Pending sends fail; ``inbound`` finishes.
+    /// Hands every message from the peer, then the end, to `handler`, in order and one at a time,
+    /// instead of queueing them on ``inbound`` (which yields nothing afterwards).
+    ///
+    /// Call it at most once, before consuming ``inbound``. Messages already queued are handed over
+    /// first. The handler runs on the transport's I/O thread: it must be quick and must not block or
+    /// wait for another message. The transport holds it until it has delivered ``CastInboundEvent/ended(_:)``.
+    ///
+    /// The default implementation reads ``inbound`` in a task; ``TLSCastTransport`` and
+    /// ``InMemoryCastTransport`` call the handler where they decode or deliver a message.
+    func deliverInbound(to handler: @escaping @Sendable (CastInboundEvent) -> Void)
+    /// Queues one message for writing.
+    /// - Throws: ``CastTransportError`` `.messageTooLarge` (nothing queued) or `.closed`.
+    func send(_ message: CastMessage) throws(CastTransportError)
+    /// Closes the transport. Queued writes are flushed when the connection still allows; ``inbound`` finishes.
     func close() async
     /// Why the transport closed, once it has; `nil` while open or after a clean close by this side.
     var closeReason: CastTransportError? { get }
@@ -26,30 +43,31 @@ public protocol CastTransport: AnyObject, Sendable {
     var peerCertificateDER: [UInt8]? { get }
 }
 
+/// What a transport hands to the handler given to ``CastTransport/deliverInbound(to:)``.
+public enum CastInboundEvent: Sendable {
+    /// A message from the peer.
+    case message(CastMessage)
+    /// The transport ended: `nil` when it was closed by this side or cleanly by the peer (then its
+    /// ``CastTransport/closeReason`` says which), or the error it failed with. Nothing follows it.
+    case ended(CastTransportError?)
+}
+
 extension CastTransport {
     /// `nil`: the transport has no TLS certificate.
     public var peerCertificateDER: [UInt8]? { nil }
-}
 
-/// A transport that can queue a message for writing without suspending the caller.
-///
-/// ``TLSCastTransport`` queues frames on its event loop; an actor that produces replies (the
-/// emulated receiver) can hand them over directly instead of through a writer task, saving a
-/// thread hand-off per message. Messages queued this way and through ``CastTransport/send(_:)``
-/// are written in call order.
-public protocol CastQueueingTransport: CastTransport {
-    /// Frames `message` and queues it for writing.
-    /// - Throws: ``CastTransportError`` `.messageTooLarge` (nothing queued) or `.closed`.
-    func enqueue(_ message: CastMessage) throws(CastTransportError)
-}
-
-/// A transport that can show each inbound message to an observer as soon as it is decoded, on the
-/// I/O thread, before queueing it on ``CastTransport/inbound``.
-///
-/// A `CastConnection` uses this to complete a request the moment its reply arrives, without waiting
-/// for its read-loop task to be scheduled; the message still goes through ``CastTransport/inbound``
-/// afterwards, in order. The observer must be quick and must not block.
-public protocol CastInboundObservingTransport: CastTransport {
-    /// Installs the observer (replacing any earlier one).
-    func observeInbound(_ observer: @escaping @Sendable (CastMessage) -> Void)
+    /// Reads ``inbound`` in a task and hands each message, then the end, to `handler`.
+    public func deliverInbound(to handler: @escaping @Sendable (CastInboundEvent) -> Void) {
+        let inbound = self.inbound
+        Task {
+            do {
+                for try await message in inbound { handler(.message(message)) }
+                handler(.ended(nil))
+            } catch let error as CastTransportError {
+                handler(.ended(error))
+            } catch {
+                handler(.ended(CastTransportError(code: .io, message: "\(error)")))
+            }
+        }
+    }
 }

@@ -1,7 +1,8 @@
 import NIOCore
 import Synchronization
 
-/// The state a socket transport shares with its channel handlers: the inbound queue and why it closed.
+/// The state a socket transport shares with its channel handlers: the inbound queue (or the handler
+/// that takes inbound messages instead) and why it closed.
 ///
 /// The inbound queue is bounded: once more than ``inboundLimit`` bytes of decoded messages wait for
 /// the consumer of ``inbound``, ``isInboundFull`` tells the ``ReadGateHandler`` to stop reading from
@@ -19,9 +20,10 @@ final class ChannelTransportCore: Sendable {
         var closeReason: CastTransportError?
         var closedLocally = false
         var finished = false
+        /// Takes inbound messages instead of the queue, once installed (see ``deliver(to:)``).
+        var handler: (@Sendable (CastInboundEvent) -> Void)?
     }
     private let state = Mutex(State())
-    private let observer = Mutex<(@Sendable (CastMessage) -> Void)?>(nil)
 
     init(inboundLimit: Int = ChannelTransportCore.defaultInboundLimit) {
         self.inboundLimit = inboundLimit
@@ -30,10 +32,27 @@ final class ChannelTransportCore: Sendable {
         inbound = AsyncThrowingStream(unfolding: { try await queue.next() })
     }
 
-    /// Shows the message to the observer (on the event loop), then queues it on ``inbound``.
+    /// Hands a decoded message to the handler, or queues it on ``inbound``. On the event loop.
     func yield(_ message: CastMessage) {
-        observer.withLock { $0 }?(message)
-        queue.push(message)
+        if let handler = state.withLock({ $0.handler }) {
+            handler(.message(message))
+        } else {
+            queue.push(message)
+        }
+    }
+
+    /// Makes `handler` the taker of inbound messages: what the queue holds first, then each message
+    /// as it is decoded, then the end. Must run on the channel's event loop, which also calls
+    /// ``yield(_:)`` and (on channel inactive) ``finish()``, so nothing is delivered out of order.
+    func deliver(to handler: @escaping @Sendable (CastInboundEvent) -> Void) {
+        let (queued, end) = queue.takeAll()
+        for message in queued { handler(.message(message)) }
+        switch end {
+        case .success: return handler(.ended(nil))
+        case .failure(let error): return handler(.ended(error))
+        case nil: break
+        }
+        state.withLock { $0.handler = handler }
     }
 
     /// Whether the inbound queue is at its limit (reading should pause).
@@ -41,10 +60,6 @@ final class ChannelTransportCore: Sendable {
 
     /// Called (from the consumer's task) when a full inbound queue has drained to half its limit.
     func onInboundDrained(_ body: @escaping @Sendable () -> Void) { queue.onDrained(body) }
-
-    func observe(_ body: @escaping @Sendable (CastMessage) -> Void) {
-        observer.withLock { $0 = body }
-    }
 
     /// Records the first error; later ones are ignored.
     func record(_ error: CastTransportError) {
@@ -58,16 +73,24 @@ final class ChannelTransportCore: Sendable {
     /// Ends the inbound stream: cleanly after a local close or a clean peer close, else with the error.
     /// Messages already queued are still delivered first.
     func finish() {
-        let (reason, alreadyFinished) = state.withLock { state -> (CastTransportError?, Bool) in
-            defer { state.finished = true }
+        let (reason, alreadyFinished, handler) = state.withLock {
+            state -> (CastTransportError?, Bool, (@Sendable (CastInboundEvent) -> Void)?) in
+            defer {
+                state.finished = true
+                state.handler = nil
+            }
             if state.closeReason == nil && !state.closedLocally {
                 state.closeReason = CastTransportError(code: .peerClosed, message: "The peer closed the connection")
-                return (nil, state.finished)
+                return (nil, state.finished, state.handler)
             }
-            return (state.closedLocally ? nil : state.closeReason, state.finished)
+            return (state.closedLocally ? nil : state.closeReason, state.finished, state.handler)
         }
         guard !alreadyFinished else { return }
-        queue.finish(throwing: reason)
+        if let handler {
+            handler(.ended(reason))
+        } else {
+            queue.finish(throwing: reason)
+        }
     }
 
     /// Maps anything a pipeline can raise to a transport error.
@@ -88,7 +111,7 @@ final class ChannelTransportCore: Sendable {
 
 /// The messages decoded and not yet taken by the consumer of ``ChannelTransportCore/inbound``,
 /// which pulls them one by one (an unfolding stream), so the queue knows what is still waiting.
-private final class InboundQueue: Sendable {
+final class InboundQueue: Sendable {
     private struct State {
         var messages = CircularBuffer<(message: CastMessage, size: Int)>()
         var bytes = 0
@@ -132,6 +155,21 @@ private final class InboundQueue: Sendable {
         }
         guard let waiter else { return }
         if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
+    }
+
+    /// Takes every queued message, and the end when the queue has one, leaving it empty and open.
+    /// A read gate paused by the full queue reopens.
+    func takeAll() -> ([CastMessage], end: Result<Void, CastTransportError>?) {
+        let (messages, end, drained) = state.withLock { state in
+            let messages = state.messages.map(\.message)
+            let drained = state.overLimit ? state.drained : nil
+            state.messages.removeAll()
+            state.bytes = 0
+            state.overLimit = false
+            return (messages, state.end, drained)
+        }
+        drained?()
+        return (messages, end)
     }
 
     /// Takes the first queued message, or the end, under the lock; `nil` when the consumer must wait.

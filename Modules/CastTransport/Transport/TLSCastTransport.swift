@@ -12,7 +12,7 @@ import Synchronization
 /// program holding a thousand devices uses a handful of threads. TLS is GnuTLS; the device's
 /// self-signed certificate is not checked as a PKI certificate (no Cast device has one) — its
 /// DER is kept in ``peerCertificateDER`` for device authentication.
-public final class TLSCastTransport: CastQueueingTransport, CastInboundObservingTransport {
+public final class TLSCastTransport: CastTransport {
     /// How to connect.
     public struct Configuration: Sendable {
         /// The deadline for TCP connect plus the TLS handshake.
@@ -143,16 +143,11 @@ public final class TLSCastTransport: CastQueueingTransport, CastInboundObserving
     /// Messages from the device, in order.
     public var inbound: AsyncThrowingStream<CastMessage, any Error> { core.inbound }
 
-    /// Shows each inbound message to `observer` on the event loop, before it is queued on ``inbound``.
-    public func observeInbound(_ observer: @escaping @Sendable (CastMessage) -> Void) {
-        core.observe(observer)
-    }
-
-    /// Frames one message and queues it for writing, in order (see ``enqueue(_:)``).
-    /// - Throws: ``CastTransportError`` `.messageTooLarge` (nothing written), `.closed` when the
-    ///   connection is already closed.
-    public func send(_ message: CastMessage) async throws {
-        try enqueue(message)
+    /// Hands each message to `handler` on the connection's event loop as the frame decoder produces
+    /// it, then the end; ``inbound`` yields nothing afterwards.
+    public func deliverInbound(to handler: @escaping @Sendable (CastInboundEvent) -> Void) {
+        let core = self.core
+        channel.eventLoop.execute { core.deliver(to: handler) }
     }
 
     /// Frames one message and queues it on the connection's event loop, in order.
@@ -163,7 +158,7 @@ public final class TLSCastTransport: CastQueueingTransport, CastInboundObserving
     /// `CastConnection` fails every request in flight at once.
     /// - Throws: ``CastTransportError`` `.messageTooLarge` (nothing written), `.closed` when the
     ///   connection is already closed.
-    public func enqueue(_ message: CastMessage) throws(CastTransportError) {
+    public func send(_ message: CastMessage) throws(CastTransportError) {
         var buffer = channel.allocator.buffer(capacity: CastFrame.headerSize + message.encodedSize)
         try CastFrameEncoder().encodeFrame(message, into: &buffer)
         guard channel.isActive else {
