@@ -2,6 +2,8 @@ import CastJSON
 import CastTransport
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 
 /// An emulated Google Cast device: strict like real hardware, for tests and demos without hardware.
 ///
@@ -21,9 +23,18 @@ import Logging
 ///
 /// Tests that need no sockets can hand it any `CastTransport` with ``accept(_:)``, for example one
 /// end of an `InMemoryCastTransport.pair()`.
+///
+/// Like a device, it runs on one thread: the actor's executor is one SwiftNIO event loop, the loop
+/// its listener's sockets are served on, so a request is read, answered and its reply written there
+/// with no hand-off between threads.
 public actor CastReceiver {
     /// The device description this receiver was created with.
     public nonisolated let configuration: CastReceiverConfiguration
+    /// The event loop the receiver runs on, and its sockets with it.
+    private nonisolated let loop: any EventLoop
+
+    /// Runs the receiver on its event loop.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
 
     enum Phase { case idle, running, stopped }
 
@@ -74,6 +85,7 @@ public actor CastReceiver {
         logger: Logger = Logger(label: "castor.receiver")
     ) {
         self.configuration = configuration
+        self.loop = MultiThreadedEventLoopGroup.singleton.next()
         self.engine = ReceiverEngine(settings: ReceiverEngine.Settings(configuration))
         self.clock = ElapsedClock(configuration.clock)
         self.fetcher = configuration.mediaFetching.map { MediaFetcher(settings: $0, clock: ElapsedClock(configuration.clock)) }
@@ -147,7 +159,7 @@ public actor CastReceiver {
             tlsIdentity = credentials
             listener = try await TLSReceiverListener.listen(
                 host: configuration.host, port: configuration.port, credentials: credentials,
-                limits: configuration.connectionLimits, clock: configuration.clock)
+                limits: configuration.connectionLimits, clock: configuration.clock, loop: loop)
         } catch {
             phase = .stopped
             throw CastReceiverError(
@@ -243,18 +255,22 @@ public actor CastReceiver {
                 }
             }
         }
-        let reader = Task { [weak self] in
-            do {
-                for try await message in transport.inbound {
-                    guard let self else { return }
-                    await self.handle(message, from: socket)
+        // Each message is handled on the receiver's loop, where a socket of its listener decodes it: queued
+        // behind what the loop is doing (so messages from any thread keep their order), never handed to
+        // another thread.
+        let loop = self.loop
+        transport.deliverInbound { [weak self] event in
+            guard let receiver = self else { return }
+            loop.execute {
+                receiver.assumeIsolated { receiver in
+                    switch event {
+                    case .message(let message): receiver.handle(message, from: socket)
+                    case .ended(let error): receiver.transportEnded(socket: socket, error: error)
+                    }
                 }
-                await self?.transportEnded(socket: socket, error: nil)
-            } catch {
-                await self?.transportEnded(socket: socket, error: error)
             }
         }
-        connections[socket] = Connection(transport: transport, outbox: continuation, tasks: [writer, reader])
+        connections[socket] = Connection(transport: transport, outbox: continuation, tasks: [writer])
         logger.debug("sender connected", metadata: ["socket": "\(socket)", "peer": "\(transport.peerDescription)"])
         rearm()
     }

@@ -1,4 +1,5 @@
 import CastTransport
+import NIOCore
 
 /// Accepts sender sockets for a ``CastReceiver``.
 protocol CastReceiverListener: Sendable {
@@ -19,8 +20,10 @@ extension CastTransportServer: CastReceiverListener {}
 /// connection limits and on the receiver's clock.
 enum TLSReceiverListener {
     static func listen(
-        host: String, port: Int, credentials: TLSCredentials?, limits: CastTransportServer.Limits, clock: any Clock<Duration>
+        host: String, port: Int, credentials: TLSCredentials?, limits: CastTransportServer.Limits, clock: any Clock<Duration>,
+        loop: any EventLoop
     ) async throws(CastTransportError) -> any CastReceiverListener {
-        try await CastTransportServer.start(host: host, port: port, credentials: credentials, limits: limits, clock: clock)
+        try await CastTransportServer.start(
+            host: host, port: port, credentials: credentials, limits: limits, clock: clock, group: loop)
     }
 }

@@ -27,8 +27,11 @@ final class GnuTLSSession {
     private var inbound = CircularBuffer<ByteBuffer>(initialCapacity: 4)
     /// Set when the peer's TCP stream ended: the pull callback then reports end of file.
     private(set) var inboundEnded = false
-    /// Ciphertext GnuTLS produced and nobody has written yet.
+    /// Ciphertext GnuTLS produced and nobody has written yet. Sized by what is written: an idle
+    /// connection holds none (a fixed 16 KiB buffer, replaced at that size after every write because
+    /// the taken copy shares it, cost every held device 16 KiB).
     private var outbound: ByteBuffer
+    private let allocator: ByteBufferAllocator
     /// Set by the pull callback when GnuTLS asked for ciphertext and none was left: only then does
     /// `GNUTLS_E_AGAIN` mean "wait for the network".
     private var pullStarved = false
@@ -45,7 +48,8 @@ final class GnuTLSSession {
         guard let handle else { throw TLSError(code: .libraryFailure, message: "gnutls_init returned no session") }
         session = handle
         self.credentials = credentials
-        outbound = allocator.buffer(capacity: 16 * 1024)
+        self.allocator = allocator
+        outbound = allocator.buffer(capacity: 0)
 
         // TLS 1.2 and 1.3 only, otherwise the system's default priorities.
         var errorPosition: UnsafePointer<CChar>?
@@ -85,7 +89,7 @@ final class GnuTLSSession {
     func takeCiphertext() -> ByteBuffer? {
         guard outbound.readableBytes > 0 else { return nil }
         let taken = outbound
-        outbound.clear()  // copy-on-write keeps `taken` intact
+        outbound = allocator.buffer(capacity: 0)
         return taken
     }
 
