@@ -20,12 +20,13 @@ extension JSONValue {
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
             var first = true
-            for key in members.keys.sorted() {
+            // Sorted as pairs: each value is at hand, not looked up (hashed) again by its key.
+            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
                 if !first { bytes.append(UInt8(ascii: ",")) }
                 first = false
                 Self.write(string: key, into: &bytes)
                 bytes.append(UInt8(ascii: ":"))
-                members[key].unsafelyUnwrapped.write(into: &bytes)
+                value.write(into: &bytes)
             }
             bytes.append(UInt8(ascii: "}"))
         }
@@ -71,7 +72,15 @@ extension JSONValue {
         var string = string
         string.withUTF8 { utf8 in
             var start = 0
-            for index in utf8.indices {
+            var index = 0
+            let count = utf8.count
+            while index < count {
+                // Eight bytes at a time while none needs escaping (a quote, a backslash, a control
+                // character): most strings are copied whole.
+                while index + 8 <= count, !needsEscape(UnsafeRawPointer(utf8.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
+                    index += 8
+                }
+                guard index < count else { break }
                 let byte = utf8[index]
                 let escape: UInt8
                 switch byte {
@@ -83,7 +92,9 @@ extension JSONValue {
                 case 0x0D: escape = UInt8(ascii: "r")
                 case 0x09: escape = UInt8(ascii: "t")
                 case 0x00..<0x20: escape = UInt8(ascii: "u")
-                default: continue
+                default:
+                    index += 1
+                    continue
                 }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
                 bytes.append(UInt8(ascii: "\\"))
@@ -91,10 +102,24 @@ extension JSONValue {
                 if escape == UInt8(ascii: "u") {
                     bytes.append(contentsOf: [UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
                 }
-                start = index + 1
+                index += 1
+                start = index
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes in `word` is a quote, a backslash or below 0x20 (a byte-wise
+    /// test without branches: each comparison sets the byte's high bit where it holds).
+    @inline(__always)
+    private static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func zeroByte(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+        let control = (word &- ones &* 0x20) & ~word & highs  // a byte < 0x20
+        let quote = zeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\""))))
+        let backslash = zeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\\"))))
+        return (control | quote | backslash) != 0
     }
 }

@@ -65,4 +65,41 @@ import Testing
             #expect(try JSONValue(parsing: value.serialized()) == value)
         }
     }
+
+    /// The writer copies eight bytes at a time while none needs escaping: a character that does, at
+    /// any position of a long string (in the first, a middle or the last word, or the tail), is
+    /// escaped as the one-at-a-time rule says, and bytes that only look close (DEL, `/`, UTF-8 lead and
+    /// continuation bytes with 0x22 or 0x5C in their low bits) are copied.
+    @Test func escapesAtEveryPositionOfLongStrings() throws {
+        func reference(_ text: String) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\u{8}": out += "\\b"
+                case "\u{C}": out += "\\f"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case "\u{0}"..."\u{1F}": out += String(format: "\\u%04x", scalar.value)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        let specials: [String] = ["\"", "\\", "\n", "\u{0}", "\u{1F}", "\u{7F}", "/", "é", "\u{A2}", "\u{DC}", "✓", "😀"]
+        for length in [7, 8, 9, 16, 23, 24, 25] {
+            for position in 0..<length {
+                for special in specials {
+                    var characters = Array(repeating: Character("a"), count: length)
+                    characters[position] = Character(special)
+                    let text = String(characters)
+                    let written = JSONValue.string(text).serialized()
+                    #expect(written == reference(text), "\(special.debugDescription) at \(position) of \(length)")
+                    #expect(try JSONValue(parsing: written) == .string(text))
+                }
+            }
+        }
+    }
 }

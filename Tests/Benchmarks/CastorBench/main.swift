@@ -9,6 +9,7 @@ let usage = """
            castor-bench hold --ports a-b [--auth off|report] [--hold-seconds s]
            castor-bench throughput --ports a,b,... [--seconds s] [--auth off|report]
            castor-bench decode --fixture file.json [--millis ms] [--repeats r] [--stage name]
+           castor-bench seek-work --count N --side sender|receiver
     """
 let command = CommandLine.arguments.dropFirst().first ?? ""
 let arguments = Arguments(CommandLine.arguments.dropFirst(2))
@@ -21,6 +22,7 @@ do {
     case "hold": try await Network.hold(arguments)
     case "throughput": try await Throughput.run(arguments)
     case "decode": try Decode.run(arguments)
+    case "seek-work": try SeekWork.run(arguments)
     default:
         note(usage)
         exit(2)

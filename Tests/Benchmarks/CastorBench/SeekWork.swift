@@ -1,0 +1,82 @@
+import CastChannels
+import CastJSON
+import CastMedia
+@_spi(Benchmarking) import CastReceiver
+import CastTransport
+import NIOCore
+
+/// `seek-work --count N --side sender|receiver`: the protocol work of N SEEK round trips on one side,
+/// on one thread, without sockets, TLS or tasks, for instruction counts under callgrind (which cannot
+/// run the network commands): `--count N` minus `--count 0` divided by N is one SEEK's cost.
+///
+/// - receiver: a SEEK frame decoded, handed to the emulated receiver's engine (playing the benchmark's
+///   media), its MEDIA_STATUS reply framed: what `CastReceiver` does per request.
+/// - sender: the SEEK built and framed (`CastMediaChannel.seek`'s request), then that reply's frame decoded, its
+///   envelope read for routing and its MEDIA_STATUS decoded from the bytes: what `CastConnection` and
+///   `CastMediaChannel` do per command.
+enum SeekWork {
+    static func run(_ arguments: Arguments) throws {
+        let count = try arguments.int("count", 1000)
+        let side = try arguments.string("side")
+        let sender = "sender-0"
+        var engine = CastReceiverEngineDriver()
+        engine.open(socket: 1, now: .zero)
+        func send(_ json: JSONValue, to destination: String, _ namespace: CastNamespace) -> [CastMessage] {
+            engine.receive(CastMessage(sourceId: sender, destinationId: destination, namespace: namespace.rawValue, json: json),
+                           from: 1, now: .zero)
+        }
+        _ = send(["type": "CONNECT"], to: "receiver-0", .connection)
+        let launched = send(["type": "LAUNCH", "appId": .string(CastAppID.defaultMediaReceiver), "requestId": 1], to: "receiver-0", .receiver)
+        guard let transportId = launched.lazy.compactMap({ $0.json?["status"]?["applications"]?[0]?["transportId"]?.stringValue }).first
+        else { throw BenchError("LAUNCH did not start the Default Media Receiver") }
+        _ = send(["type": "CONNECT"], to: transportId, .connection)
+        let load: JSONValue = ["type": "LOAD", "media": try CastMediaChannel.json(Fixture.media), "autoplay": true,
+                               "currentTime": 0, "requestId": 2]
+        guard let sessionId = send(load, to: transportId, .media).lazy
+            .compactMap({ $0.json?["status"]?[0]?["mediaSessionId"]?.intValue }).first
+        else { throw BenchError("LOAD did not answer with a media session") }
+
+        func seekRequest(_ requestId: Int) -> CastMessage {
+            CastMessage(sourceId: sender, destinationId: transportId, namespace: CastNamespace.media.rawValue,
+                        json: ["type": "SEEK", "currentTime": .number(Double(10 + requestId % 500)),
+                               "mediaSessionId": .number(Double(sessionId)), "requestId": .number(Double(requestId))])
+        }
+        func frame(_ message: CastMessage) throws -> ByteBuffer {
+            var buffer = ByteBuffer()
+            try CastFrameEncoder().encodeFrame(message, into: &buffer)
+            return buffer
+        }
+        var requestFrame = try frame(seekRequest(100))
+        let replies = engine.receive(seekRequest(100), from: 1, now: .zero)
+        // A device broadcasts the MEDIA_STATUS that answers a command, with the command's requestId.
+        guard let reply = replies.first(where: { $0.destinationId == sender || $0.destinationId == "*" }),
+              let replyText = reply.text, try MediaStatusMessage(utf8: replyText.utf8).first?.currentTime == 110
+        else { throw BenchError("SEEK did not answer with its MEDIA_STATUS") }
+        let replyFrame = try frame(reply)
+
+        switch side {
+        case "receiver":
+            for index in 0..<count {
+                var buffer = requestFrame
+                var decoder = CastFrameDecoder()
+                guard let request = try decoder.decodeFrame(from: &buffer) else { throw BenchError("frame did not decode") }
+                for message in engine.receive(request, from: 1, now: .zero) { Decode.blackHole(try frame(message)) }
+                requestFrame = try frame(seekRequest(101 + index))
+            }
+        case "sender":
+            for index in 0..<count {
+                Decode.blackHole(try frame(seekRequest(101 + index)))
+                var buffer = replyFrame
+                var decoder = CastFrameDecoder()
+                guard let message = try decoder.decodeFrame(from: &buffer) else { throw BenchError("frame did not decode") }
+                let routed = CastChannelMessage(message)
+                Decode.blackHole(routed.requestId)
+                Decode.blackHole(routed.type)
+                Decode.blackHole(try MediaStatusMessage(utf8: (message.text ?? "").utf8).first)
+            }
+        default:
+            throw BenchError("--side is sender or receiver")
+        }
+        emit(["counted": count, "side": side, "request_bytes": requestFrame.readableBytes, "reply_bytes": replyFrame.readableBytes])
+    }
+}
