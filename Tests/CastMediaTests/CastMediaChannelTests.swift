@@ -230,7 +230,7 @@ struct CastMediaChannelTests {
         }
         // Launching the app connects the channel.
         _ = try await harness.connection.receiver.launch(appId: "CC1AD845")
-        try await waitUntil("the media channel connects") { harness.media.isConnected }
+        try await MediaHarness.waitUntilConnected(harness.media, on: harness.connection)
         #expect(try await harness.media.load(Self.movie).playerState == .playing)
     }
 
