@@ -153,33 +153,21 @@ public final class ManualClock: Clock, Sendable {
         await advance(to: now.advanced(by: duration))
     }
 
-    /// Moves the clock to `instant` (never backwards), waking sleepers in deadline order and
-    /// yielding after each so that the woken tasks can run and arm their next timers.
+    /// Moves the clock to `instant` (never backwards) and wakes, in deadline order, every sleeper
+    /// whose deadline has come.
+    ///
+    /// It does not wait for the woken tasks to run: they run after it, and see ``now`` at `instant`,
+    /// so a timer one of them arms again counts from `instant`. A test that needs what a woken task
+    /// does awaits it (a timer armed again with ``waitForSleeper(until:)``, a message, an event),
+    /// and to step a repeating timer it advances to each of its deadlines in turn.
     public func advance(to instant: Instant) async {
-        while true {
-            let due: Sleeper? = state.withLock { state in
-                guard let index = state.sleepers.indices.min(by: { state.sleepers[$0].deadline < state.sleepers[$1].deadline }),
-                    state.sleepers[index].deadline <= instant
-                else {
-                    if state.now < instant { state.now = instant }
-                    return nil
-                }
-                let sleeper = state.sleepers.remove(at: index)
-                if state.now < sleeper.deadline { state.now = sleeper.deadline }
-                return sleeper
-            }
-            guard let due else {
-                ChangeSignal.shared.bump()
-                return
-            }
-            due.continuation.resume()
-            ChangeSignal.shared.bump()
-            await Self.settle()
+        let due: [Sleeper] = state.withLock { state in
+            if state.now < instant { state.now = instant }
+            let due = state.sleepers.filter { $0.deadline <= instant }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= instant }
+            return due
         }
-    }
-
-    /// Yields a few times so that tasks woken by the clock get to run.
-    public static func settle() async {
-        for _ in 0..<20 { await Task.yield() }
+        for sleeper in due { sleeper.continuation.resume() }
+        ChangeSignal.shared.bump()
     }
 }

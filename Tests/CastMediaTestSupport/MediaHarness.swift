@@ -17,11 +17,11 @@ public struct MediaHarness: Sendable {
     /// published, a connection event), so that ``waitUntil(_:_:)`` re-checks its condition then.
     let watchers: [Task<Void, Never>]
 
-    public static func make(launched: Bool = true) async throws -> MediaHarness {
+    public static func make(launched: Bool = true, configuration: CastConnectionConfiguration = .default) async throws -> MediaHarness {
         let (senderEnd, receiverEnd) = InMemoryCastTransport.pair()
         let receiver = ScriptedReceiver(transport: receiverEnd, launched: launched)
         let clock = ManualClock()
-        let connection = CastConnection(transport: senderEnd, clock: clock)
+        let connection = CastConnection(transport: senderEnd, configuration: configuration, clock: clock)
         let media = CastMediaChannel(clock: clock)
         let signal = ChangeSignal.shared
         // Subscribed before anything is sent. `messages` is published after the channel applied the
