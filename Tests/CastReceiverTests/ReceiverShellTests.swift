@@ -202,6 +202,9 @@ final class LogLines: Sendable {
 
     func contains(_ message: String) -> Bool { lines.withLock { $0.contains(message) } }
 
+    /// How many lines are exactly `message`.
+    func count(of message: String) -> Int { lines.withLock { $0.count { $0 == message } } }
+
     fileprivate func append(_ line: String) {
         lines.withLock { $0.append(line) }
         ChangeSignal.shared.bump()
