@@ -64,7 +64,8 @@ public final class CastMediaServer: Sendable {
 
     private let serverChannel: any Channel
     private let registry: Registry
-    private let connections: ConnectionSet
+    /// The open client connections (internal: tests await a connection's close on it).
+    let connections: ConnectionSet
     private let closed = Mutex(false)
     private let logger: Logger
 
@@ -300,5 +301,7 @@ final class ConnectionSet: Sendable {
     }
     func remove(_ channel: any Channel) { _ = channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
     var count: Int { channels.withLock { $0.count } }
+    /// The open channels, for a test to await one's `closeFuture`.
+    var open: [any Channel] { channels.withLock { Array($0.values) } }
     func drain() -> [any Channel] { channels.withLock { all in defer { all.removeAll() }; return Array(all.values) } }
 }

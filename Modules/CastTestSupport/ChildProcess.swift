@@ -99,6 +99,7 @@ public final class ChildProcess: Sendable {
         Thread.detachNewThread { [self] in
             Self.readLines(outFD) { line in resume(state.withLock { $0.output.append(line) }, with: line) }
             resume(state.withLock { $0.output.close() }, with: nil)
+            ChangeSignal.shared.bump()
         }
         Thread.detachNewThread { [self] in
             Self.readLines(errFD) { line in
@@ -265,11 +266,10 @@ public final class ChildProcess: Sendable {
             }
             if let done { continuation.resume(returning: done) }
         }
-        // Wait for the output to be read to its end. A grandchild that kept the pipe open would
-        // delay that forever, so the drain is bounded (a safety net, not a timing assertion).
-        for _ in 0..<250 where !state.withLock({ $0.output.closed }) {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        // Wait for the output to be read to its end (the reader bumps ChangeSignal when it closes). A
+        // grandchild that kept the pipe open would delay that forever, so the wait has a deadline (a
+        // safety net, not a timing assertion).
+        _ = await ChangeSignal.shared.wait(for: { state.withLock { $0.output.closed } }, until: .now + .seconds(5))
         return status
     }
 }

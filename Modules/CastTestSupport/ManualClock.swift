@@ -2,6 +2,9 @@ import Synchronization
 
 /// A `Clock` that moves only when told to, so tests of timers never wait.
 ///
+/// Every change of its sleepers or of its time bumps ``ChangeSignal/shared``, so a wait for a
+/// condition on ``sleeperCount`` or ``now`` is re-checked when it may have become true.
+///
 /// Sleepers wake, in deadline order, when ``advance(by:)`` or ``advance(to:)`` moves the
 /// clock past their deadline. Cancellation wakes a sleeper at once with `CancellationError`.
 ///
@@ -36,7 +39,7 @@ public final class ManualClock: Clock, Sendable {
         var nextId: UInt64 = 0
         var sleepers: [Sleeper] = []
         /// Tasks in ``waitForSleeper(until:)`` and ``waitForSleepers(count:)``.
-        var sleeperWatchers: [(condition: SleeperCondition, continuation: CheckedContinuation<Void, Never>)] = []
+        var sleeperWatchers: [(id: UInt64, condition: SleeperCondition, continuation: CheckedContinuation<Void, Never>)] = []
 
         /// Removes and returns the watchers whose condition now holds.
         mutating func satisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
@@ -94,7 +97,7 @@ public final class ManualClock: Clock, Sendable {
                     return (false, state.satisfiedWatchers())
                 }
                 for watcher in watchers { watcher.resume() }
-                if resumeNow { continuation.resume() }
+                if resumeNow { continuation.resume() } else { ChangeSignal.shared.bump() }
             }
         } onCancel: {
             let sleeper: Sleeper? = state.withLock { state in
@@ -102,30 +105,46 @@ public final class ManualClock: Clock, Sendable {
                 return state.sleepers.remove(at: index)
             }
             sleeper?.continuation.resume(throwing: CancellationError())
+            if sleeper != nil { ChangeSignal.shared.bump() }
         }
         try Task.checkCancellation()
     }
 
     /// Suspends until a task sleeps until exactly `deadline` (at once if one already does), so a
-    /// test knows that a particular timer is armed without polling.
+    /// test knows that a particular timer is armed without polling. Returns early when the waiting
+    /// task is cancelled.
     public func waitForSleeper(until deadline: Instant) async {
         await waitFor(.deadline(deadline))
     }
 
     /// Suspends until at least `count` tasks sleep on this clock (at once if they already do), so a
-    /// test knows that its timers are armed without polling ``sleeperCount``.
+    /// test knows that its timers are armed without polling ``sleeperCount``. Returns early when the
+    /// waiting task is cancelled.
     public func waitForSleepers(count: Int) async {
         await waitFor(.count(count))
     }
 
+    /// Returns when `condition` holds, or at once when the task is cancelled.
     private func waitFor(_ condition: SleeperCondition) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let holds = state.withLock { state in
-                if condition.holds(for: state.sleepers) { return true }
-                state.sleeperWatchers.append((condition, continuation))
-                return false
+        let id = state.withLock { state -> UInt64 in
+            state.nextId += 1
+            return state.nextId
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let holds = state.withLock { state in
+                    if condition.holds(for: state.sleepers) || Task.isCancelled { return true }
+                    state.sleeperWatchers.append((id, condition, continuation))
+                    return false
+                }
+                if holds { continuation.resume() }
             }
-            if holds { continuation.resume() }
+        } onCancel: {
+            let watcher = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.sleeperWatchers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleeperWatchers.remove(at: index).continuation
+            }
+            watcher?.resume()
         }
     }
 
@@ -134,29 +153,21 @@ public final class ManualClock: Clock, Sendable {
         await advance(to: now.advanced(by: duration))
     }
 
-    /// Moves the clock to `instant` (never backwards), waking sleepers in deadline order and
-    /// yielding after each so that the woken tasks can run and arm their next timers.
+    /// Moves the clock to `instant` (never backwards) and wakes, in deadline order, every sleeper
+    /// whose deadline has come.
+    ///
+    /// It does not wait for the woken tasks to run: they run after it, and see ``now`` at `instant`,
+    /// so a timer one of them arms again counts from `instant`. A test that needs what a woken task
+    /// does awaits it (a timer armed again with ``waitForSleeper(until:)``, a message, an event),
+    /// and to step a repeating timer it advances to each of its deadlines in turn.
     public func advance(to instant: Instant) async {
-        while true {
-            let due: Sleeper? = state.withLock { state in
-                guard let index = state.sleepers.indices.min(by: { state.sleepers[$0].deadline < state.sleepers[$1].deadline }),
-                    state.sleepers[index].deadline <= instant
-                else {
-                    if state.now < instant { state.now = instant }
-                    return nil
-                }
-                let sleeper = state.sleepers.remove(at: index)
-                if state.now < sleeper.deadline { state.now = sleeper.deadline }
-                return sleeper
-            }
-            guard let due else { return }
-            due.continuation.resume()
-            await Self.settle()
+        let due: [Sleeper] = state.withLock { state in
+            if state.now < instant { state.now = instant }
+            let due = state.sleepers.filter { $0.deadline <= instant }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= instant }
+            return due
         }
-    }
-
-    /// Yields a few times so that tasks woken by the clock get to run.
-    public static func settle() async {
-        for _ in 0..<20 { await Task.yield() }
+        for sleeper in due { sleeper.continuation.resume() }
+        ChangeSignal.shared.bump()
     }
 }

@@ -1,4 +1,6 @@
+import CastTestSupport
 import Foundation
+import Synchronization
 import Testing
 @testable import CastMediaServer
 
@@ -286,13 +288,22 @@ struct HostileRequestTests {
                 return connection
             }
             await clock.waitForSleepers(1)
-            // While the kernel still accepts bytes, each advance is answered by progress; once the buffers are
-            // full nothing moves and the next advance expires the connection.
+            let serverSide = try #require(server.connections.open.first)
+            let closed = Mutex(false)
+            serverSide.closeFuture.whenComplete { _ in
+                closed.withLock { $0 = true }
+                ChangeSignal.shared.bump()
+            }
+            // While the kernel still accepts bytes, each advance is answered by progress and the watchdog
+            // sleeps again; once the buffers are full nothing moves and the next advance expires the
+            // connection. After each advance, await one or the other (the clock announces a sleeper).
             var advances = 0
-            while server.openConnectionCount > 0 && advances < 100_000 {
+            while !closed.withLock({ $0 }) && advances < 100_000 {
                 clock.advance(by: .seconds(31))
                 advances += 1
-                await Task.yield()
+                let settled = await ChangeSignal.shared.wait(
+                    for: { closed.withLock { $0 } || clock.sleeperCount > 0 }, until: .now + .seconds(30))
+                try #require(settled, "after advance \(advances) the watchdog neither slept again nor closed the connection")
             }
             #expect(advances > 0)
             #expect(server.openConnectionCount == 0)

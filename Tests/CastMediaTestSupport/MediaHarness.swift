@@ -13,39 +13,61 @@ public struct MediaHarness: Sendable {
     public let media: CastMediaChannel
     public let clock: ManualClock
     public let receiverEnd: InMemoryCastTransport
+    /// Bump ``ChangeSignal/shared`` when the sender side changes (a media message applied, a status
+    /// published, a connection event), so that ``waitUntil(_:_:)`` re-checks its condition then.
+    let watchers: [Task<Void, Never>]
 
-    public static func make(launched: Bool = true) async throws -> MediaHarness {
+    public static func make(launched: Bool = true, configuration: CastConnectionConfiguration = .default) async throws -> MediaHarness {
         let (senderEnd, receiverEnd) = InMemoryCastTransport.pair()
         let receiver = ScriptedReceiver(transport: receiverEnd, launched: launched)
         let clock = ManualClock()
-        let connection = CastConnection(transport: senderEnd, clock: clock)
+        let connection = CastConnection(transport: senderEnd, configuration: configuration, clock: clock)
         let media = CastMediaChannel(clock: clock)
+        let signal = ChangeSignal.shared
+        // Subscribed before anything is sent. `messages` is published after the channel applied the
+        // message; `statuses` also after a disconnect forgot the session.
+        let watchers = [signal.bumps(on: media.messages), signal.bumps(on: media.statuses), signal.bumps(on: connection.events)]
         try await connection.add(media)
         try await connection.start()
-        if launched {
-            try await waitUntil("the media channel connects") { media.isConnected }
+        if launched { try await waitUntilConnected(media, on: connection) }
+        return MediaHarness(connection: connection, receiver: receiver, media: media, clock: clock, receiverEnd: receiverEnd,
+                            watchers: watchers)
+    }
+
+    /// Waits until `media` is connected on `connection` (its `channelDidConnect` returned); fails after 30 s.
+    public static func waitUntilConnected(_ media: CastMediaChannel, on connection: CastConnection) async throws {
+        // The connection's own wait is on the harness's manual clock, which does not move: it only
+        // announces the connect, and `waitUntil` keeps the deadline.
+        let connected = Task {
+            _ = try? await connection.waitUntilConnected(media)
+            ChangeSignal.shared.bump()
         }
-        return MediaHarness(connection: connection, receiver: receiver, media: media, clock: clock, receiverEnd: receiverEnd)
+        defer { connected.cancel() }
+        try await waitUntil("the media channel connects") { media.isConnected }
+    }
+
+    /// Bumps ``ChangeSignal/shared`` on each element of `changes` (say a queue model's changes) until
+    /// ``close()``.
+    @discardableResult
+    public func watch<Changes: AsyncSequence & Sendable>(_ changes: Changes) -> Task<Void, Never> {
+        ChangeSignal.shared.bumps(on: changes)
     }
 
     public func close() async {
         await connection.close()
         receiver.stop()
+        for watcher in watchers { watcher.cancel() }
     }
 }
 
-/// Waits until `condition` holds (messages travel through tasks); fails after 30 s.
-public func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
-    // In-memory messages usually arrive within a few rounds of yielding; past that, poll gently so a
-    // loaded machine's other tasks (the ones being waited for) get the cores. The deadline only turns
-    // a hang into a failure; no test passes or fails on how fast something happens.
-    let deadline = ContinuousClock.now + .seconds(30)
-    var rounds = 0
-    while ContinuousClock.now < deadline {
-        if condition() { return }
-        rounds += 1
-        if rounds < 1_000 { await Task.yield() } else { try await Task.sleep(for: .milliseconds(2)) }
-    }
-    Issue.record("Timed out waiting until \(what)")
+/// Waits until `condition` holds; fails after 30 s.
+///
+/// Event-driven: the condition is checked at once and then each time ``ChangeSignal/shared`` is
+/// bumped (the scripted receiver got or sent a message, the sender applied a message or published a
+/// status or event, a ``ManualClock`` changed), never in a polling loop. The deadline only turns a
+/// hang into a failure; no test passes or fails on how fast something happens.
+public func waitUntil(_ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async throws {
+    if await ChangeSignal.shared.wait(for: condition, until: .now + .seconds(30)) { return }
+    Issue.record("Timed out waiting until \(what)", sourceLocation: sourceLocation)
     throw CancellationError()
 }

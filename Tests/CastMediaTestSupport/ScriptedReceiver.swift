@@ -1,5 +1,6 @@
 import CastChannels
 import CastJSON
+import CastTestSupport
 import CastTransport
 import Foundation
 import Synchronization
@@ -51,6 +52,8 @@ public final class ScriptedReceiver: Sendable {
                 for try await message in transport.inbound {
                     guard let self else { return }
                     await self.handle(message)
+                    // What it recorded and answered is visible now: conditions on it are re-checked.
+                    ChangeSignal.shared.bump()
                 }
             } catch {}
         }
@@ -78,6 +81,7 @@ public final class ScriptedReceiver: Sendable {
             await handleReceiver(json, from: message.sourceId)
         case Self.media where message.destinationId == Self.transportId:
             requests.withLock { $0.append(json) }
+            ChangeSignal.shared.bump()
             if silentTypes.withLock({ $0.contains(type) }) { return }
             let replies = state.withLock { state in Self.handleMedia(json, state: &state) }
             for reply in replies {

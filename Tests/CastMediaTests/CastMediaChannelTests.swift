@@ -170,7 +170,11 @@ struct CastMediaChannelTests {
     }
 
     @Test func timeout() async throws {
-        let harness = try await MediaHarness.make()
+        // Liveness out of the way: the clock jumps the whole request timeout at once, and with the
+        // default 10 s the connection would be lost (no PONG can arrive in between) as PAUSE times out.
+        var configuration = CastConnectionConfiguration.default
+        configuration.livenessTimeout = .seconds(3600)
+        let harness = try await MediaHarness.make(configuration: configuration)
         defer { Task { await harness.close() } }
         try await harness.media.load(Self.movie)
         _ = harness.receiver.silentTypes.withLock { $0.insert("PAUSE") }
@@ -230,7 +234,7 @@ struct CastMediaChannelTests {
         }
         // Launching the app connects the channel.
         _ = try await harness.connection.receiver.launch(appId: "CC1AD845")
-        try await waitUntil("the media channel connects") { harness.media.isConnected }
+        try await MediaHarness.waitUntilConnected(harness.media, on: harness.connection)
         #expect(try await harness.media.load(Self.movie).playerState == .playing)
     }
 

@@ -28,6 +28,7 @@ struct QueueCommandTests {
         defer { Task { await harness.close() } }
         let media = harness.media
         let queue = CastMediaQueue(media: media)
+        harness.watch(queue.changes)
 
         let loaded = try await media.queueLoad(["a", "b", "c"].map { Self.item($0) }, startIndex: 1, repeatMode: .all, startTime: 5)
         #expect(loaded.currentItemId == 2)
@@ -84,6 +85,7 @@ struct QueueCommandTests {
         let harness = try await MediaHarness.make()
         defer { Task { await harness.close() } }
         let queue = CastMediaQueue(media: harness.media, cacheCapacity: 40)
+        harness.watch(queue.changes)
         try await harness.media.queueLoad((0..<50).map { Self.item("t\($0)") })
         try await waitUntil("the ids arrive") { queue.itemCount == 50 }
         var changes = queue.changes.makeAsyncIterator()
@@ -103,6 +105,7 @@ struct QueueCommandTests {
         let harness = try await MediaHarness.make()
         defer { Task { await harness.close() } }
         let queue = CastMediaQueue(media: harness.media)
+        harness.watch(queue.changes)
         try await harness.media.queueLoad(["a", "b"].map { Self.item($0) })
         try await waitUntil("the ids arrive") { queue.itemIds == [1, 2] }
         // Another sender removes item 1: the receiver broadcasts the change.
@@ -150,6 +153,7 @@ struct QueueCommandTests {
         let harness = try await MediaHarness.make()
         defer { Task { await harness.close() } }
         let queue = CastMediaQueue(media: harness.media)
+        harness.watch(queue.changes)
         try await harness.media.queueLoad(["a", "b", "c", "d"].map { Self.item($0) })
         try await waitUntil("the ids arrive") { queue.itemIds == [1, 2, 3, 4] }
 

@@ -33,7 +33,8 @@ struct MediaScenarioTLSTests {
         try await connection.add(media)
         try await connection.start()
         _ = try await connection.receiver.launch(appId: "CC1AD845")
-        for _ in 0..<1_000_000 where !media.isConnected { await Task.yield() }
+        // Bounded by the connection's request timeout (on the real clock here).
+        _ = try await connection.waitUntilConnected(media)
         #expect(media.isConnected)
         return Session(receiver: receiver, connection: connection, media: media)
     }

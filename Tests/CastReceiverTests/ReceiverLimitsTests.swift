@@ -14,8 +14,10 @@ import Testing
 /// replies queued for a sender that does not read them.
 @Suite("CastReceiver connection limits", .timeLimit(.minutes(2)))
 struct ReceiverLimitsTests {
-    static func startReceiver(clock: ManualClock, limits: CastTransportServer.Limits = .init()) async throws -> (CastReceiver, Int) {
-        let receiver = CastReceiver(configuration: .init(clock: clock, replyLatency: .zero, connectionLimits: limits))
+    static func startReceiver(clock: ManualClock, limits: CastTransportServer.Limits = .init(), log: LogLines = LogLines())
+        async throws -> (CastReceiver, Int)
+    {
+        let receiver = CastReceiver(configuration: .init(clock: clock, replyLatency: .zero, connectionLimits: limits), logger: log.logger)
         try await receiver.start()
         return (receiver, try #require(await receiver.port))
     }
@@ -24,10 +26,19 @@ struct ReceiverLimitsTests {
         await clock.waitForSleeper(until: ManualClock.Instant(offset: offset))
     }
 
-    static func waitForViolation(_ kind: CastReceiverViolation.Kind, on receiver: CastReceiver) async -> CastReceiverViolation {
+    /// The first violation of `kind`: the receiver records it on its own task and then logs a
+    /// "violation" line, so each new line in `log` is the event to look again on (30 s deadline).
+    static func waitForViolation(_ kind: CastReceiverViolation.Kind, on receiver: CastReceiver, log: LogLines) async throws
+        -> CastReceiverViolation
+    {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var seen = -1
         while true {
-            if let found = await receiver.violations.first(where: { $0.kind == kind }) { return found }
-            try? await Task.sleep(for: .milliseconds(5))  // the receiver records it on its own task
+            let lines = log.count(of: "violation")
+            if lines > seen, let found = await receiver.violations.first(where: { $0.kind == kind }) { return found }
+            seen = lines
+            let more = await ChangeSignal.shared.wait(for: { log.count(of: "violation") > seen }, until: deadline)
+            try #require(more, "no \(kind) violation was recorded")
         }
     }
 
@@ -45,14 +56,15 @@ struct ReceiverLimitsTests {
     ])
     func handshakeDeadline(sending bytes: [UInt8]) async throws {
         let clock = ManualClock()
-        let (receiver, port) = try await Self.startReceiver(clock: clock)
+        let log = LogLines()
+        let (receiver, port) = try await Self.startReceiver(clock: clock, log: log)
         let channel = try await Self.rawConnection(to: port, sending: bytes)
         await Self.waitForSleeper(at: .seconds(10), on: clock)
         await clock.advance(by: .milliseconds(9999))
         #expect(channel.isActive, "still within the deadline")
         await clock.advance(by: .milliseconds(1))
         try await channel.closeFuture.get()  // the receiver closed it
-        let violation = await Self.waitForViolation(.handshakeTimeout, on: receiver)
+        let violation = try await Self.waitForViolation(.handshakeTimeout, on: receiver, log: log)
         #expect(violation.connection == 0)
         #expect(violation.message.contains("10 s"))
         #expect(await receiver.connectionCount == 0)
@@ -89,13 +101,14 @@ struct ReceiverLimitsTests {
         .enabled(if: OpenSSLPeer.isAvailable, "needs python3 with the ssl module"))
     func senderThatStopsReading() async throws {
         let clock = ManualClock()
+        let log = LogLines()
         let app = BigReplyApp()
         let limits = CastTransportServer.Limits(
             maximumUnsentBytes: 64 << 10, unsentBytesTimeout: .seconds(7), maximumQueuedInboundBytes: 16 << 10)
         let receiver = CastReceiver(configuration: .init(
             clock: clock, replyLatency: .zero,
             apps: [CastReceiverApp(appId: BigReplyApp.appId, displayName: "Big", namespaces: [BigReplyApp.namespace], handler: app)],
-            connectionLimits: limits))
+            connectionLimits: limits), logger: log.logger)
         try await receiver.start()
         let port = try #require(await receiver.port)
         // OpenSSL as the sender: it launches the app, then sends 20 000 small messages (each
@@ -122,7 +135,7 @@ struct ReceiverLimitsTests {
         await Self.waitForSleeper(at: .seconds(7), on: clock)
         #expect(await receiver.violations.allSatisfy { $0.kind != .notReading })
         await clock.advance(by: .seconds(7))
-        let violation = await Self.waitForViolation(.notReading, on: receiver)
+        let violation = try await Self.waitForViolation(.notReading, on: receiver, log: log)
         #expect(violation.connection == 1)
         #expect(violation.message.contains("65536 bytes"))
         // Reading had stopped: most of the messages were never read, so never answered.

@@ -3,6 +3,7 @@ import CastJSON
 import CastTestSupport
 import CastTransport
 import Foundation
+import Logging
 import Synchronization
 import Testing
 @testable import CastReceiver
@@ -93,14 +94,18 @@ struct ReceiverShellTests {
     }
 
     @Test func badFrameClosesOnlyItsOwnSocket() async throws {
-        let receiver = makeReceiver()
+        let log = LogLines()
+        let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: "Test TV", clock: ManualClock(), replyLatency: .zero),
+                                    logger: log.logger)
         let (badEnd, badReceiverEnd) = InMemoryCastTransport.pair()
         await receiver.accept(badReceiverEnd)
         let good = await attach(receiver)
         try await good.connect()
         badEnd.fail(CastTransportError(code: .frameTooLarge, message: "Frame of 70000 bytes exceeds the limit"))
         _ = try await good.request(["type": "GET_STATUS", "requestId": 1], reply: "RECEIVER_STATUS")
-        while await receiver.connectionCount != 1 { await Task.yield() }
+        // The receiver logs the violation after it dropped the socket: no polling of connectionCount.
+        #expect(await ChangeSignal.shared.wait(for: { log.contains("violation") }, until: .now + .seconds(30)))
+        #expect(await receiver.connectionCount == 1)
         #expect(await receiver.violations.map(\.kind) == [.invalidFrame])
     }
 
@@ -170,7 +175,9 @@ struct ReceiverShellTests {
         // replies are in (one advance was enough only when all three requests were read before it).
         let advancing = Task {
             while !Task.isCancelled {
-                if clock.sleeperCount >= 2 { await clock.advance(by: .milliseconds(5)) } else { await Task.yield() }
+                await clock.waitForSleepers(count: 2)  // returns early when cancelled
+                if Task.isCancelled { return }
+                await clock.advance(by: .milliseconds(5))
             }
         }
         defer { advancing.cancel() }
@@ -179,6 +186,42 @@ struct ReceiverShellTests {
             if let id = message.json?["requestId"]?.intValue { ids.append(id) }
         }
         #expect(ids == [1, 2, 3])
+    }
+}
+
+/// Collects a receiver's log messages, bumping ``ChangeSignal/shared`` for each, so a test can
+/// await a line instead of polling the state it announces.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var logger: Logger {
+        var logger = Logger(label: "test.receiver") { _ in Handler(lines: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    func contains(_ message: String) -> Bool { lines.withLock { $0.contains(message) } }
+
+    /// How many lines are exactly `message`.
+    func count(of message: String) -> Int { lines.withLock { $0.count { $0 == message } } }
+
+    fileprivate func append(_ line: String) {
+        lines.withLock { $0.append(line) }
+        ChangeSignal.shared.bump()
+    }
+
+    private struct Handler: LogHandler {
+        let lines: LogLines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+                 file: String, function: String, line: UInt) {
+            lines.append(message.description)
+        }
     }
 }
 

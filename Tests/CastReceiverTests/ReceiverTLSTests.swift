@@ -1,5 +1,6 @@
 import CastChannels
 import CastJSON
+import CastTestSupport
 import CastTransport
 import Foundation
 import NIOCore
@@ -10,12 +11,14 @@ import Testing
 
 @Suite("CastReceiver over real TLS on loopback")
 struct ReceiverTLSTests {
-    func startReceiver(_ configure: (inout CastReceiverConfiguration) -> Void = { _ in }) async throws -> (CastReceiver, Int) {
+    func startReceiver(log: LogLines = LogLines(), _ configure: (inout CastReceiverConfiguration) -> Void = { _ in })
+        async throws -> (CastReceiver, Int)
+    {
         var configuration = CastReceiverConfiguration(name: "TLS TV", replyLatency: .zero)
         // Raw test senders do not PING: keep the silence timeout out of the way on a loaded machine.
         configuration.heartbeat.silenceTimeout = .seconds(600)
         configure(&configuration)
-        let receiver = CastReceiver(configuration: configuration)
+        let receiver = CastReceiver(configuration: configuration, logger: log.logger)
         try await receiver.start()
         let port = try #require(await receiver.port)
         return (receiver, port)
@@ -69,7 +72,8 @@ struct ReceiverTLSTests {
     }
 
     @Test func garbageFramesCloseOnlyTheirOwnSocket() async throws {
-        let (receiver, port) = try await startReceiver()
+        let log = LogLines()
+        let (receiver, port) = try await startReceiver(log: log)
         let good = try await connectSender(port: port)
         try await good.connect()
         _ = try await good.request(["type": "GET_STATUS", "requestId": 1], reply: "RECEIVER_STATUS")
@@ -79,10 +83,13 @@ struct ReceiverTLSTests {
             [0x00, 0x01, 0x00, 0x01] + Array(repeating: 0x41, count: 64),  // announces 65 537 bytes
             [0x00, 0x00, 0x00, 0x00],                                  // an empty frame
         ]
-        for bytes in garbage {
+        for (index, bytes) in garbage.enumerated() {
             let channel = try await RawTLSClient.connect(port: port)
             try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
             try await channel.closeFuture.get()   // the receiver hangs up on this socket
+            // The transport can close the socket before the receiver's task has recorded why: await the
+            // receiver's "violation" log line, written once it has recorded it and dropped the socket.
+            #expect(await ChangeSignal.shared.wait(for: { log.count(of: "violation") == index + 1 }, until: .now + .seconds(30)))
             _ = try await good.request(["type": "GET_STATUS", "requestId": 2], reply: "RECEIVER_STATUS")
         }
         #expect(await receiver.violations.map(\.kind) == [.invalidFrame, .invalidFrame, .invalidFrame])

@@ -96,12 +96,11 @@ struct Podcast: Sendable {
 }
 
 
-/// Waits for something that travels over a real socket, polling; fails after many rounds.
-func eventually(_ what: String, _ condition: () async -> Bool) async throws {
-    for _ in 0..<2_000 {
-        if await condition() { return }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-    Issue.record("Timed out waiting until \(what)")
+/// Waits for something that travels over a real socket; fails after 30 s. Event-driven: the
+/// condition is checked again when an `Observable` property it read changes or ``ChangeSignal/shared``
+/// is bumped, never by polling.
+func eventually(_ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async throws {
+    if await ChangeSignal.shared.wait(for: condition, until: .now + .seconds(30)) { return }
+    Issue.record("Timed out waiting until \(what)", sourceLocation: sourceLocation)
     throw CancellationError()
 }

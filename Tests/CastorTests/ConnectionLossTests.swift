@@ -19,7 +19,12 @@ final class EventLog: Sendable {
     init(_ cast: Cast) {
         let stream = cast.events
         let store = self.store
-        task = Task { for await event in stream { store.events.withLock { $0.append(event) } } }
+        task = Task {
+            for await event in stream {
+                store.events.withLock { $0.append(event) }
+                ChangeSignal.shared.bump()
+            }
+        }
     }
 
     deinit { task.cancel() }

@@ -1,5 +1,6 @@
 import CastChannels
 import CastReceiver
+import CastTestSupport
 import Synchronization
 import Testing
 @testable import Castor
@@ -18,9 +19,11 @@ import Testing
         func channelDidConnect(_ context: CastChannelContext) async {
             connects.withLock { $0 += 1 }
             link.connect(context)
+            ChangeSignal.shared.bump()
         }
         func channelDidDisconnect(_ context: CastChannelContext, reason: CastChannelDisconnectReason) async {
             link.disconnect(reason: reason)
+            ChangeSignal.shared.bump()
         }
         func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async {}
     }

@@ -17,9 +17,13 @@ import Testing
         #expect(manager.canAdjustVolume)
         manager.volume = 0.25            // optimistic
         #expect(manager.volume == 0.25)
-        try await waitUntil("the receiver has it") {
-            await tv.receiver.receiverStatus["volume"]?["level"]?.doubleValue == 0.25
+        // The receiver applies SET_VOLUME before it answers; the connection records the answer, and the
+        // write it ends notifies observers of `volume` (read here so that the wait observes it).
+        let connection = try #require(cast.state.withLock { $0.link }?.connection)
+        try await waitUntil("the receiver answered the write") {
+            manager.volume == 0.25 && connection.receiverStatus?.volume.level == 0.25
         }
+        #expect(await tv.receiver.receiverStatus["volume"]?["level"]?.doubleValue == 0.25)
         manager.volume = 3               // out of range: ignored
         #expect(manager.volume == 0.25)
         try await manager.setMuted(true)

@@ -2,6 +2,7 @@ import CastChannels
 import CastDiscovery
 import CastMedia
 import CastReceiver
+import CastTestSupport
 import CastTransport
 import Foundation
 import Synchronization
@@ -37,6 +38,7 @@ final class ReceiverConnector: CastDeviceConnector {
             $0.receiverEnds.append(receiverEnd)
             $0.connects += 1
         }
+        ChangeSignal.shared.bump()
         await receiver.accept(receiverEnd)
         return senderEnd
     }
@@ -95,18 +97,15 @@ final class Router: CastDelegate {
 }
 
 /// Waits until `condition` holds (state travels through tasks); fails after 30 s.
-func waitUntil(_ what: String, _ condition: () async -> Bool) async throws {
-    // In-memory messages usually arrive within a few rounds of yielding; past that, poll gently so a
-    // loaded machine's other tasks (the ones being waited for) get the cores. The deadline only turns
-    // a hang into a failure; no test passes or fails on how fast something happens.
-    let deadline = ContinuousClock.now + .seconds(30)
-    var rounds = 0
-    while ContinuousClock.now < deadline {
-        if await condition() { return }
-        rounds += 1
-        if rounds < 1_000 { await Task.yield() } else { try await Task.sleep(for: .milliseconds(2)) }
-    }
-    Issue.record("Timed out waiting until \(what)")
+///
+/// Event-driven: the condition is checked at once, then after each change of an `Observable`
+/// property it read (the `Cast`, its player, items and controllers) and each bump of
+/// ``ChangeSignal/shared`` (a ``ManualClock`` changed, a test log or connector recorded something),
+/// never in a polling loop. The deadline only turns a hang into a failure; no test passes or fails
+/// on how fast something happens.
+func waitUntil(_ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async throws {
+    if await ChangeSignal.shared.wait(for: condition, until: .now + .seconds(30)) { return }
+    Issue.record("Timed out waiting until \(what)", sourceLocation: sourceLocation)
     throw CancellationError()
 }
 

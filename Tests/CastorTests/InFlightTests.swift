@@ -102,18 +102,25 @@ struct ScriptedDevice: CastDeviceConnector {
         let player = try #require(cast.player)
         let finished = Mutex(false)
         let pause = Task { () -> CastError.Code? in
-            defer { finished.withLock { $0 = true } }
+            defer {
+                finished.withLock { $0 = true }
+                ChangeSignal.shared.bump()
+            }
             do { try await player.pause(); return nil } catch let error as CastError { return error.code } catch { return nil }
         }
         _ = await scripted.peer.waitFor(namespace: "urn:x-cast:com.google.cast.media", type: "PAUSE")
         scripted.peer.answersPings = false
         // Liveness is 10 s: well before the 120 s request deadline the command fails as lost. Move the
-        // clock a second at a time until the command ends (at most 100 s, short of the request deadline),
-        // so however late the heartbeat's timers are set on a loaded machine, the outcome is the same.
+        // clock from one armed timer to the next (the heartbeat's, never past 100 s, short of the request
+        // deadline) until the command ends: each step waits for a timer to be armed, not for time to pass.
         let start = clock.now
-        while !finished.withLock({ $0 }) && start.duration(to: clock.now) < .seconds(100) {
-            await clock.advance(by: .seconds(1))
-            for _ in 0..<50 { await Task.yield() }
+        let bound = start.advanced(by: .seconds(100))
+        func nextTimer() -> ManualClock.Instant? { clock.sleeperDeadlines.filter { $0 <= bound }.min() }
+        while !finished.withLock({ $0 }) {
+            try await waitUntil("a heartbeat timer is armed or the command ended") {
+                finished.withLock { $0 } || nextTimer() != nil
+            }
+            if let next = nextTimer(), !finished.withLock({ $0 }) { await clock.advance(to: next) }
         }
         let code = await pause.value
         #expect(code == .connectionLost, "the command ended after \(start.duration(to: clock.now)) on the manual clock")

@@ -1,4 +1,5 @@
 import CastDiscovery
+import CastTestSupport
 import Foundation
 import Observation
 import Synchronization
@@ -8,14 +9,26 @@ import Testing
 /// A browser double: devices set by the test, events on demand.
 final class FakeBrowser: DeviceBrowser {
     private let state = Mutex<(devices: [CastDevice], continuations: [AsyncStream<DeviceBrowserEvent>.Continuation], started: Bool)>(([], [], false))
-    func start() async { state.withLock { $0.started = true } }
+    func start() async {
+        state.withLock { $0.started = true }
+        ChangeSignal.shared.bump()
+    }
     func stop() async { for continuation in state.withLock({ $0.continuations }) { continuation.finish() } }
     func events() -> AsyncStream<DeviceBrowserEvent> {
         let (stream, continuation) = AsyncStream<DeviceBrowserEvent>.makeStream()
         state.withLock { $0.continuations.append(continuation) }
         return stream
     }
-    var devices: [CastDevice] { state.withLock { $0.devices } }
+    var devices: [CastDevice] {
+        defer { ChangeSignal.shared.bump() }
+        return reads.withLock { reads in
+            reads += 1
+            return state.withLock { $0.devices }
+        }
+    }
+    /// How many times ``devices`` was read (the façade reads it for each event).
+    var devicesReads: Int { reads.withLock { $0 } }
+    private let reads = Mutex(0)
     var diagnostics: [DiscoveryDiagnostic] { [] }
     var started: Bool { state.withLock { $0.started } }
     func add(_ device: CastDevice) {
@@ -46,10 +59,13 @@ final class FakeBrowser: DeviceBrowser {
         #expect(cast.devices.map(\.friendlyName) == ["Alpha", "Zed"])
         browser.remove(tv)
         try await waitUntil("one device") { cast.devices.count == 1 }
-        // An explicit list wins over the browser from then on.
+        // An explicit list wins over the browser from then on. The façade reads the browser's list for
+        // each event in turn: once it read it for a second event, it has handled the first.
         cast.setDevices([tv])
+        let reads = browser.devicesReads
         browser.add(TestDevice.make("Other").device)
-        for _ in 0..<1_000 { await Task.yield() }
+        browser.add(TestDevice.make("Another").device)
+        try await waitUntil("the façade handled the first event") { browser.devicesReads >= reads + 2 }
         #expect(cast.devices.map(\.friendlyName) == ["Zed"])
     }
 

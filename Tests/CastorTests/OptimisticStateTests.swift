@@ -1,3 +1,4 @@
+import CastTestSupport
 import Testing
 @testable import Castor
 
@@ -57,6 +58,7 @@ import Testing
         let gate = AsyncStream<Void>.makeStream()
         let property = OptimisticProperty(0) {}
         property.setSender { value throws(CastError) in
+            ChangeSignal.shared.bump()  // in flight now
             for await _ in gate.stream { break }
             return value
         }

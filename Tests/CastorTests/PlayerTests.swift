@@ -240,9 +240,9 @@ import Testing
         #expect(state?.assets.count == 2)
         #expect(state?.options.index == 1)
         #expect(cast.connectionState == .disconnected)
-        // The back-off was cancelled: advancing the clock connects nothing more.
+        // The back-off was cancelled: no timer is left on the clock, so advancing it connects nothing more.
+        try await waitUntil("the back-off's timer is cancelled") { clock.sleeperCount == 0 }
         await clock.advance(by: .seconds(30))
-        for _ in 0..<1_000 { await Task.yield() }
         #expect(connector.connects == 1)
         #expect(cast.player == nil)
     }

@@ -40,6 +40,7 @@ final class EndpointConnector: CastDeviceConnector {
             state.attempts.append("\(endpoint)")
             return (state.receivers["\(endpoint)"], state.silent.contains("\(endpoint)"))
         }
+        ChangeSignal.shared.bump()
         if silent {
             // No spin: one long sleep that cancellation ends.
             try await Task.sleep(for: .seconds(3600))
@@ -64,7 +65,10 @@ final class EndpointConnector: CastDeviceConnector {
 /// Records what the façade tells its delegate.
 final class DelegateLog: CastDelegate {
     private let relaunches = Mutex<[CastSessionInfo]>([])
-    func castSessionRelaunched(_ session: CastSessionInfo) { relaunches.withLock { $0.append(session) } }
+    func castSessionRelaunched(_ session: CastSessionInfo) {
+        relaunches.withLock { $0.append(session) }
+        ChangeSignal.shared.bump()
+    }
     var relaunched: [CastSessionInfo] { relaunches.withLock { $0 } }
 }
 

@@ -1,3 +1,4 @@
+import CastTestSupport
 import Synchronization
 
 /// A clock that only moves when the test advances it; sleepers wake when their deadline is reached.
@@ -25,6 +26,8 @@ final class ServerTestClock: Clock, Sendable {
     private let state = Mutex(State())
 
     var now: Instant { state.withLock { $0.now } }
+    /// How many tasks sleep on this clock; every change is announced on ``ChangeSignal/shared``.
+    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
     var minimumResolution: Duration { .zero }
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
@@ -41,7 +44,7 @@ final class ServerTestClock: Clock, Sendable {
                     return (nil, Self.takeSatisfiedWaiters(&state))
                 }
                 waiters.forEach { $0.resume() }
-                if let resume { continuation.resume(with: resume) }
+                if let resume { continuation.resume(with: resume) } else { ChangeSignal.shared.bump() }
             }
         } onCancel: {
             let sleeper = state.withLock { state -> Sleeper? in
