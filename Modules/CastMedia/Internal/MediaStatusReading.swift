@@ -377,37 +377,6 @@ extension JSONPullReader {
     }
 }
 
-extension CastMetadata {
-    /// The next value as metadata, with ``init(json:)``'s rules; `nil` (value consumed) for `null`, a value
-    /// that is not an object, or a `metadataType` (its last occurrence) that is not an integer.
-    static func read(from reader: inout JSONPullReader) throws(JSONError) -> CastMetadata? {
-        guard try reader.isObject() else { return nil }
-        // Metadata objects have a handful of fields: one allocation, no rehashing on the way.
-        var fields: [String: JSONValue] = [:]
-        fields.reserveCapacity(8)
-        var type: JSONValue?
-        var more = try reader.beginObject()
-        while more {
-            let key = try reader.readKey()
-            if key == "metadataType" {
-                type = try reader.readValue()
-            } else {
-                let name = key.string
-                fields[name] = try reader.readValue()
-            }
-            more = try reader.endMember()
-        }
-        let metadataType: CastMetadataType
-        switch type {
-        case nil, .null?: metadataType = .generic
-        case let value?:
-            guard let raw = value.intValue else { return nil }
-            metadataType = CastMetadataType(rawValue: raw)
-        }
-        return CastMetadata(metadataType: metadataType, fields: fields)
-    }
-}
-
 extension TextTrackStyle {
     private enum Member: Int, CaseIterable {
         case foregroundColor, backgroundColor, edgeType, edgeColor, fontScale, fontFamily, fontGenericFamily, fontStyle,
