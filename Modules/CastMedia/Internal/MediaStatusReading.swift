@@ -74,6 +74,8 @@ extension JSONPullReader {
         var result: [Element] = []
         var complete = true
         var more = try beginArray()
+        // One allocation for the short arrays statuses carry (tracks, a queue window), not three.
+        if more { result.reserveCapacity(4) }
         while more {
             if let value = try element(&self) {
                 if complete { result.append(value) }
@@ -97,6 +99,7 @@ extension JSONPullReader {
         }
         var result: [Element] = []
         var more = try beginArray()
+        if more { result.reserveCapacity(4) }
         while more {
             if let value = try element(&self) { result.append(value) }
             more = try endElement()
