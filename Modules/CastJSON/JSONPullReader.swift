@@ -354,6 +354,13 @@ import Foundation
         return span
     }
 
+    /// The input bytes of a value read since ``mark()`` (`span` from ``span(from:)``), valid only while the
+    /// reader's input is: copy them to keep them.
+    @inlinable
+    public func bytes(of span: Span) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: parser.bytes[span.mark.offset..<span.mark.offset + span.count])
+    }
+
     /// Whether the next value is, byte for byte, the object or array `span` read earlier from this input,
     /// and nests within the depth limit here too; if so the reader moves past it and the caller may reuse
     /// what it made of `span`. (An object or array ends at its own closing bracket, so reading these bytes

@@ -14,7 +14,9 @@ package enum UTF8Text {
         let firstHigh = firstNonASCII(bytes, from: 0)
         if firstHigh == bytes.count { return String(decoding: bytes, as: UTF8.self) }
         // Short text: joining pieces costs more than checking every byte.
-        if bytes.count - firstHigh < piecewiseMinimum { return String(validating: bytes, as: UTF8.self) }
+        if bytes.count - firstHigh < piecewiseMinimum {
+            return isValid(UnsafeBufferPointer(rebasing: bytes[firstHigh...])) ? String(decoding: bytes, as: UTF8.self) : nil
+        }
         return mixedString(bytes, firstNonASCII: firstHigh)
     }
 
@@ -49,6 +51,45 @@ package enum UTF8Text {
         return count
     }
 
+    /// Whether `bytes` is well-formed UTF-8 (the Unicode Standard's table 3-7: no overlong forms, no
+    /// surrogates, nothing past U+10FFFF, no truncated sequence), checked byte by byte. The standard library's
+    /// `String(validating:as:)` checks the same, but it is generic and not specialized for callers outside the
+    /// standard library: each call looked up type metadata (about 1 000 instructions for one `ç`). Valid bytes
+    /// then go to `String(decoding:as:)`, which gives the same string for them.
+    @usableFromInline
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        var index = 0
+        while index < count {
+            let lead = base[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            // The first continuation byte's range depends on the lead byte; the others are 0x80...0xBF.
+            let length: Int
+            var low: UInt8 = 0x80
+            var high: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; low = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; high = 0x9F
+            case 0xF0: length = 4; low = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; high = 0x8F
+            default: return false
+            }
+            guard count - index >= length else { return false }
+            let first = base[index + 1]
+            guard first >= low, first <= high else { return false }
+            for offset in 2..<length where base[index + offset] & 0xC0 != 0x80 { return false }
+            index += length
+        }
+        return true
+    }
+
     /// How many runs of non-ASCII bytes are joined piece by piece before the rest is left to the standard
     /// library's validator (text that is mostly non-ASCII gains nothing from the pieces).
     @usableFromInline static let maximumPieces = 16
@@ -69,10 +110,9 @@ package enum UTF8Text {
         while high < count {
             pieces += 1
             if pieces > maximumPieces {
-                guard let rest = String(validating: UnsafeBufferPointer(rebasing: bytes[asciiStart...]), as: UTF8.self) else {
-                    return nil
-                }
-                result.append(rest)
+                let rest = UnsafeBufferPointer(rebasing: bytes[asciiStart...])
+                guard isValid(rest) else { return nil }
+                result.append(String(decoding: rest, as: UTF8.self))
                 return result
             }
             if high > asciiStart {
@@ -80,10 +120,9 @@ package enum UTF8Text {
             }
             var end = high + 1
             while end < count, bytes[end] >= 0x80 { end += 1 }
-            guard let piece = String(validating: UnsafeBufferPointer(rebasing: bytes[high..<end]), as: UTF8.self) else {
-                return nil
-            }
-            result.append(piece)
+            let piece = UnsafeBufferPointer(rebasing: bytes[high..<end])
+            guard isValid(piece) else { return nil }
+            result.append(String(decoding: piece, as: UTF8.self))
             asciiStart = end
             high = firstNonASCII(bytes, from: end)
         }

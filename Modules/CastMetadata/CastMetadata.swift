@@ -1,4 +1,4 @@
-import CastJSON
+@_spi(JSONReading) import CastJSON
 import Foundation
 
 /// What is being played: a title, artwork and the fields of one metadata type (`GCKMediaMetadata`).
@@ -13,16 +13,36 @@ import Foundation
 /// a receiver sends is kept, known or not, and sent back unchanged; the typed properties read and write the
 /// fields of the reference (``title``, ``seriesTitle``, ``artist``, …). Dates are ISO 8601 strings, as on
 /// the wire.
-public struct CastMetadata: Sendable, Hashable {
+public struct CastMetadata: Sendable {
     /// The kind of content; unknown values are kept.
     public var metadataType: CastMetadataType
+    /// The fields: a dictionary, or (metadata read from a MEDIA_STATUS's bytes) the object's JSON text,
+    /// read when a field is asked for and turned into a dictionary on the first change.
+    var storage: Storage
+
+    /// Where the fields are kept.
+    enum Storage: Sendable {
+        /// Every field except `metadataType`.
+        case members([String: JSONValue])
+        /// The whole `metadata` object as received (valid JSON; its `metadataType` member is not a field).
+        case text(JSONObjectText)
+    }
+
     /// Every field except `metadataType`, as JSON.
-    public private(set) var fields: [String: JSONValue]
+    public var fields: [String: JSONValue] {
+        switch storage {
+        case .members(let members): return members
+        case .text(let text):
+            var members = text.members()
+            members["metadataType"] = nil
+            return members
+        }
+    }
 
     /// Creates metadata with a title and any number of images.
     public init(title: String? = nil, metadataType: CastMetadataType = .generic, images: [CastImage] = []) {
         self.metadataType = metadataType
-        self.fields = [:]
+        self.storage = .members([:])
         self.title = title
         self.images = images
     }
@@ -37,17 +57,17 @@ public struct CastMetadata: Sendable, Hashable {
         self.metadataType = metadataType
         var fields = fields
         fields["metadataType"] = nil
-        self.fields = fields
+        self.storage = .members(fields)
     }
 
     /// Any field by its wire name; setting `nil` removes it. `metadataType` is the ``metadataType`` property.
     public subscript(field name: String) -> JSONValue? {
-        get { name == "metadataType" ? .number(Double(metadataType.rawValue)) : fields[name] }
+        get { name == "metadataType" ? .number(Double(metadataType.rawValue)) : field(name) }
         set {
             if name == "metadataType" {
                 if let value = newValue?.intValue { metadataType = CastMetadataType(rawValue: value) }
             } else {
-                fields[name] = newValue
+                setField(name, newValue)
             }
         }
     }
@@ -75,7 +95,77 @@ public struct CastMetadata: Sendable, Hashable {
             }
             metadataType = CastMetadataType(rawValue: raw)
         }
-        fields = members
+        storage = .members(members)
+    }
+
+    /// The field `name` (not `metadataType`); `nil` when missing.
+    func field(_ name: String) -> JSONValue? {
+        switch storage {
+        case .members(let members): return members[name]
+        case .text(let text): return text.value(of: name)
+        }
+    }
+
+    /// Sets or (`nil`) removes the field `name` (not `metadataType`).
+    mutating func setField(_ name: String, _ value: JSONValue?) {
+        var members = fields
+        storage = .members([:])  // the dictionary is then uniquely referenced and changed in place
+        members[name] = value
+        storage = .members(members)
+    }
+}
+
+extension CastMetadata: Hashable {
+    /// Whether both have the same type and the same fields (however they are kept).
+    public static func == (lhs: CastMetadata, rhs: CastMetadata) -> Bool {
+        guard lhs.metadataType == rhs.metadataType else { return false }
+        if case .text(let left) = lhs.storage, case .text(let right) = rhs.storage, left == right { return true }
+        return lhs.fields == rhs.fields
+    }
+
+    /// Hashes the type and the fields.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(metadataType)
+        hasher.combine(fields)
+    }
+}
+
+extension CastMetadata {
+    /// The next value as metadata, with ``init(json:)``'s rules, reading only as far as the rules need: the
+    /// object is checked and its last `metadataType` read, and the rest is kept as text until a field is asked
+    /// for; `nil` (value consumed) for `null`, a value that is not an object, or a `metadataType` that is not
+    /// an integer.
+    package static func read(from reader: inout JSONPullReader) throws(JSONError) -> CastMetadata? {
+        guard try reader.peek() == .object else {
+            try reader.skipValue()
+            return nil
+        }
+        let mark = reader.mark()
+        var type: JSONValue?
+        var more = try reader.beginObject()
+        while more {
+            let key = try reader.readKey()
+            if key == "metadataType" {
+                type = try reader.readValue()
+            } else {
+                try reader.skipValue()
+            }
+            more = try reader.endMember()
+        }
+        let span = reader.span(from: mark)
+        let metadataType: CastMetadataType
+        switch type {
+        case nil, .null?: metadataType = .generic
+        case let value?:
+            guard let raw = value.intValue else { return nil }
+            metadataType = CastMetadataType(rawValue: raw)
+        }
+        return CastMetadata(metadataType: metadataType, storage: .text(JSONObjectText(checked: reader.bytes(of: span))))
+    }
+
+    private init(metadataType: CastMetadataType, storage: Storage) {
+        self.metadataType = metadataType
+        self.storage = storage
     }
 }
 
@@ -95,29 +185,29 @@ extension CastMetadata: Codable {
 
 extension CastMetadata {
     func string(_ key: String, fallback: String? = nil) -> String? {
-        fields[key]?.stringValue ?? fallback.flatMap { fields[$0]?.stringValue }
+        field(key)?.stringValue ?? fallback.flatMap { field($0)?.stringValue }
     }
 
     func int(_ key: String, fallback: String? = nil) -> Int? {
-        fields[key]?.intValue ?? fallback.flatMap { fields[$0]?.intValue }
+        field(key)?.intValue ?? fallback.flatMap { field($0)?.intValue }
     }
 
     func double(_ key: String) -> Double? {
-        fields[key]?.doubleValue
+        field(key)?.doubleValue
     }
 
-    mutating func set(_ key: String, _ value: String?) { fields[key] = value.map(JSONValue.string) }
-    mutating func set(_ key: String, _ value: Int?) { fields[key] = value.map { .number(Double($0)) } }
-    mutating func set(_ key: String, _ value: Double?) { fields[key] = value.map(JSONValue.number) }
+    mutating func set(_ key: String, _ value: String?) { setField(key, value.map(JSONValue.string)) }
+    mutating func set(_ key: String, _ value: Int?) { setField(key, value.map { .number(Double($0)) }) }
+    mutating func set(_ key: String, _ value: Double?) { setField(key, value.map(JSONValue.number)) }
 
     /// The artwork, in order (`images`). Entries that are not valid images are skipped when reading.
     public var images: [CastImage] {
         get {
-            (fields["images"]?.arrayValue ?? []).compactMap { try? CastImage(json: $0) }
+            (field("images")?.arrayValue ?? []).compactMap { try? CastImage(json: $0) }
         }
         set {
-            fields["images"] = newValue.isEmpty && fields["images"] == nil
-                ? nil : .array(newValue.map { (try? JSONValue(encoding: $0)) ?? .null })
+            setField("images", newValue.isEmpty && field("images") == nil
+                ? nil : .array(newValue.map { (try? JSONValue(encoding: $0)) ?? .null }))
         }
     }
 

@@ -74,4 +74,32 @@ import Testing
             Self.expectSameAsStandardLibrary(Array("Fran".utf8) + sequence + Array("ais".utf8))
         }
     }
+
+    /// The byte-by-byte validator that replaced the standard library's for runs of non-ASCII bytes: every
+    /// sequence of one or two bytes, every three-byte sequence from a three- or four-byte lead, and seeded
+    /// random runs of up to six bytes, alone and between ASCII text, against `String(validating:as:)`.
+    @Test func validatorMatchesTheStandardLibrary() {
+        func check(_ bytes: [UInt8]) {
+            let reference = bytes.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) } != nil
+            let ours = bytes.withUnsafeBufferPointer { UTF8Text.isValid($0) }
+            if ours != reference { Issue.record("\(bytes.map { String($0, radix: 16) }): ours \(ours), reference \(reference)") }
+        }
+        for first in UInt8(0x80)...0xFF {
+            check([first])
+            for second in UInt8(0x00)...0xFF { check([first, second]) }
+        }
+        for lead in UInt8(0xE0)...0xF7 {
+            for second in UInt8(0x70)...0xCF {
+                for third in [UInt8(0x41), 0x7F, 0x80, 0x9F, 0xA0, 0xBF, 0xC0] { check([lead, second, third]) }
+            }
+        }
+        var generator = SeededGenerator(seed: 26)
+        for _ in 0..<20_000 {
+            let run = (0..<Int.random(in: 1...6, using: &generator)).map { _ in UInt8.random(in: 0x80...0xFF, using: &generator) }
+            check(run)
+            check(Array("ab".utf8) + run + Array("cd".utf8))
+            Self.expectSameAsStandardLibrary(Array(String(repeating: "x", count: 150).utf8) + run + Array("end".utf8))
+        }
+        for sequence in Self.sequences { check(sequence) }
+    }
 }

@@ -40,7 +40,7 @@ extension MediaStatusMessage {
             switch Self.members.index(of: key).flatMap(Member.init(rawValue:)) {
             case .requestId: requestId = try reader.lenientInt()
             case .status:
-                status = try reader.readable { reader throws(JSONError) in try MediaStatus.read(from: &reader, repeated: &repeated) }
+                status = try MediaStatus.readArray(from: &reader, repeated: &repeated)
             case nil: try reader.skipValue()
             }
             more = try reader.endMember()
@@ -74,6 +74,8 @@ extension JSONPullReader {
         var result: [Element] = []
         var complete = true
         var more = try beginArray()
+        // One allocation for the short arrays statuses carry (tracks, a queue window), not three.
+        if more { result.reserveCapacity(4) }
         while more {
             if let value = try element(&self) {
                 if complete { result.append(value) }
@@ -97,6 +99,7 @@ extension JSONPullReader {
         }
         var result: [Element] = []
         var more = try beginArray()
+        if more { result.reserveCapacity(4) }
         while more {
             if let value = try element(&self) { result.append(value) }
             more = try endElement()
@@ -118,19 +121,44 @@ extension MediaStatus {
     }
     private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
 
-    /// The next value as a status; `nil` (value consumed) when it is not an object or has no integer
-    /// `mediaSessionId`, as ``init(json:)`` throws.
-    static func read(from reader: inout JSONPullReader, repeated: inout RepeatedMedia) throws(JSONError) -> MediaStatus? {
-        guard try reader.peek() == .object else {
+    /// The readable elements of the next value as statuses, the others skipped (the tree decoders'
+    /// `readableModels`), each read in place in the array.
+    static func readArray(from reader: inout JSONPullReader, repeated: inout RepeatedMedia) throws(JSONError) -> [MediaStatus] {
+        guard try reader.peek() == .array else {
             try reader.skipValue()
-            return nil
+            return []
         }
+        var statuses: [MediaStatus] = []
+        var more = try reader.beginArray()
+        while more {
+            if try reader.peek() != .object {
+                try reader.skipValue()
+            } else {
+                statuses.append(blank)
+                if try !readMembers(from: &reader, repeated: &repeated, into: &statuses[statuses.count - 1]) {
+                    statuses.removeLast()
+                }
+            }
+            more = try reader.endElement()
+        }
+        return statuses
+    }
+
+    /// What a status object without members reads as (before its required `mediaSessionId`).
+    static let blank = MediaStatus(mediaSessionId: 0, playerState: .unknown)
+
+    /// The members of a status object (next) into `status`, changed in place; `false` without an integer
+    /// `mediaSessionId`. The models are large (a `MediaInformation` is about 400 bytes): one built up in a
+    /// local variable of the reading function was copied whole several times; through `inout` it is not.
+    @inline(never)
+    static func readMembers(
+        from reader: inout JSONPullReader, repeated: inout RepeatedMedia, into status: inout MediaStatus
+    ) throws(JSONError) -> Bool {
         var mediaSessionId: Int?
         var playerState: PlayerState?
         var currentTime: Double?
         var playbackRate: Double?
         var supportedMediaCommands: Int?
-        var status = MediaStatus(mediaSessionId: 0, playerState: .unknown)
         var more = try reader.beginObject()
         while more {
             let key = try reader.readKey()
@@ -143,12 +171,12 @@ extension MediaStatus {
             case .supportedMediaCommands: supportedMediaCommands = try reader.lenientInt()
             case .volume: status.volume = try MediaVolume.read(from: &reader)
             case .activeTrackIds: status.activeTrackIds = try reader.lenientInts()
-            case .media: status.media = try MediaInformation.read(from: &reader, repeated: &repeated)
+            case .media: try MediaInformation.read(from: &reader, into: &status.media, repeated: &repeated)
             case .currentItemId: status.currentItemId = try reader.lenientInt()
             case .loadingItemId: status.loadingItemId = try reader.lenientInt()
             case .preloadedItemId: status.preloadedItemId = try reader.lenientInt()
             case .items:
-                status.items = try reader.allOrNothing { reader throws(JSONError) in try QueueItem.read(from: &reader, repeated: &repeated) }
+                status.items = try QueueItem.readArray(from: &reader, repeated: &repeated)
             case .repeatMode: status.repeatMode = try reader.enumeration()
             case .queueData: status.queueData = try QueueData.read(from: &reader, repeated: &repeated)
             case .customData: status.customData = try reader.optionalValue().map(CastCustomData.init)
@@ -160,13 +188,13 @@ extension MediaStatus {
             }
             more = try reader.endMember()
         }
-        guard let mediaSessionId else { return nil }
+        guard let mediaSessionId else { return false }
         status.mediaSessionId = mediaSessionId
         status.playerState = playerState ?? .unknown
         status.currentTime = currentTime ?? 0
         status.playbackRate = playbackRate ?? 1
         status.supportedMediaCommands = supportedMediaCommands.map(SupportedMediaCommands.init(rawValue:)) ?? []
-        return status
+        return true
     }
 }
 
@@ -179,25 +207,35 @@ extension MediaInformation {
 
     /// The next value as media information, or the last one read when its bytes are the same (receivers
     /// send the current item's `media` twice in a MEDIA_STATUS: in the status and in its `items`).
-    static func read(from reader: inout JSONPullReader, repeated: inout RepeatedMedia) throws(JSONError) -> MediaInformation? {
-        if let span = repeated.span, reader.skipRepeat(of: span) { return repeated.media }
-        let mark = reader.mark()
-        let media = try read(from: &reader)
-        if media != nil { repeated = RepeatedMedia(span: reader.span(from: mark), media: media) }
-        return media
-    }
-
-    /// The next value as media information; `nil` (value consumed) when it is not an object, as
-    /// ``init(json:)`` throws.
-    static func read(from reader: inout JSONPullReader) throws(JSONError) -> MediaInformation? {
+    /// The result is written into `media` in place (`nil` when the value is not an object).
+    static func read(
+        from reader: inout JSONPullReader, into media: inout MediaInformation?, repeated: inout RepeatedMedia
+    ) throws(JSONError) {
+        if let span = repeated.span, reader.skipRepeat(of: span) {
+            media = repeated.media
+            return
+        }
         guard try reader.peek() == .object else {
             try reader.skipValue()
-            return nil
+            media = nil
+            return
         }
+        let mark = reader.mark()
+        media = blank
+        try readMembers(from: &reader, into: &media!)
+        repeated = RepeatedMedia(span: reader.span(from: mark), media: media)
+    }
+
+    /// What a `media` object without members reads as, the start of every read in place.
+    static let blank = MediaInformation(contentId: "", contentType: "")
+
+    /// The members of a `media` object (next) into `media`, changed in place (see
+    /// ``MediaStatus/readMembers(from:repeated:into:)``).
+    @inline(never)
+    static func readMembers(from reader: inout JSONPullReader, into media: inout MediaInformation) throws(JSONError) {
         var contentId: String?
         var contentType: String?
         var streamType: StreamType?
-        var media = MediaInformation(contentId: "", contentType: "")
         var more = try reader.beginObject()
         while more {
             let key = try reader.readKey()
@@ -225,7 +263,6 @@ extension MediaInformation {
         media.contentId = contentId ?? ""
         media.contentType = contentType ?? ""
         media.streamType = streamType ?? .buffered
-        return media
     }
 }
 
@@ -276,20 +313,48 @@ extension QueueItem {
     }
     private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
 
-    /// The next value as a queue item; `nil` (value consumed) when it is not an object, as ``init(json:)``
-    /// throws.
-    static func read(from reader: inout JSONPullReader, repeated: inout RepeatedMedia) throws(JSONError) -> QueueItem? {
-        guard try reader.peek() == .object else {
+    /// The next value as an array of items, all or nothing (the tree decoders' `models`), each item read in
+    /// place in the array (see ``MediaStatus/readMembers(from:repeated:into:)``).
+    static func readArray(from reader: inout JSONPullReader, repeated: inout RepeatedMedia) throws(JSONError) -> [QueueItem]? {
+        guard try reader.peek() == .array else {
             try reader.skipValue()
             return nil
         }
-        var item = QueueItem(media: nil, autoplay: nil)
+        var items: [QueueItem] = []
+        var complete = true
+        var more = try reader.beginArray()
+        if more { items.reserveCapacity(4) }
+        while more {
+            if try reader.peek() != .object {
+                try reader.skipValue()
+                complete = false
+            } else if complete {
+                items.append(blank)
+                try readMembers(from: &reader, repeated: &repeated, into: &items[items.count - 1])
+            } else {
+                var item = blank
+                try readMembers(from: &reader, repeated: &repeated, into: &item)
+            }
+            more = try reader.endElement()
+        }
+        return complete ? items : nil
+    }
+
+    /// What an item object without members reads as.
+    static let blank = QueueItem(media: nil, autoplay: nil)
+
+    /// The members of an item object (next) into `item`, changed in place (see
+    /// ``MediaStatus/readMembers(from:repeated:into:)``).
+    @inline(never)
+    static func readMembers(
+        from reader: inout JSONPullReader, repeated: inout RepeatedMedia, into item: inout QueueItem
+    ) throws(JSONError) {
         var more = try reader.beginObject()
         while more {
             let key = try reader.readKey()
             switch members.index(of: key).flatMap(Member.init(rawValue:)) {
             case .itemId: item.itemId = try reader.lenientInt()
-            case .media: item.media = try MediaInformation.read(from: &reader, repeated: &repeated)
+            case .media: try MediaInformation.read(from: &reader, into: &item.media, repeated: &repeated)
             case .autoplay: item.autoplay = try reader.lenientBool()
             case .startTime: item.startTime = try reader.lenientDouble()
             case .playbackDuration: item.playbackDuration = try reader.lenientDouble()
@@ -303,11 +368,10 @@ extension QueueItem {
             }
             more = try reader.endMember()
         }
-        return item
     }
 }
 
-/// The last `media` object read in a message, with its bytes, for ``MediaInformation/read(from:repeated:)``.
+/// The last `media` object read in a message, with its bytes, for ``MediaInformation/read(from:into:repeated:)``.
 struct RepeatedMedia {
     var span: JSONPullReader.Span?
     var media: MediaInformation?
@@ -374,37 +438,6 @@ extension JSONPullReader {
             return false
         }
         return true
-    }
-}
-
-extension CastMetadata {
-    /// The next value as metadata, with ``init(json:)``'s rules; `nil` (value consumed) for `null`, a value
-    /// that is not an object, or a `metadataType` (its last occurrence) that is not an integer.
-    static func read(from reader: inout JSONPullReader) throws(JSONError) -> CastMetadata? {
-        guard try reader.isObject() else { return nil }
-        // Metadata objects have a handful of fields: one allocation, no rehashing on the way.
-        var fields: [String: JSONValue] = [:]
-        fields.reserveCapacity(8)
-        var type: JSONValue?
-        var more = try reader.beginObject()
-        while more {
-            let key = try reader.readKey()
-            if key == "metadataType" {
-                type = try reader.readValue()
-            } else {
-                let name = key.string
-                fields[name] = try reader.readValue()
-            }
-            more = try reader.endMember()
-        }
-        let metadataType: CastMetadataType
-        switch type {
-        case nil, .null?: metadataType = .generic
-        case let value?:
-            guard let raw = value.intValue else { return nil }
-            metadataType = CastMetadataType(rawValue: raw)
-        }
-        return CastMetadata(metadataType: metadataType, fields: fields)
     }
 }
 
@@ -524,7 +557,7 @@ extension QueueData {
             case .repeatMode: data.repeatMode = try reader.enumeration()
             case .shuffle: data.shuffle = try reader.lenientBool()
             case .items:
-                data.items = try reader.allOrNothing { reader throws(JSONError) in try QueueItem.read(from: &reader, repeated: &repeated) }
+                data.items = try QueueItem.readArray(from: &reader, repeated: &repeated)
             case .startIndex: data.startIndex = try reader.lenientInt()
             case .startTime: data.startTime = try reader.lenientDouble()
             case .containerMetadata: data.containerMetadata = try reader.optionalValue()
