@@ -25,7 +25,7 @@ extension CastConnection {
     /// PINGs on schedule and ends the connection when the receiver falls silent.
     func runHeartbeat() async {
         let peer = transport.peerDescription
-        while !Task.isCancelled {
+        while !Task.isCancelled, isRunning {
             let now = timer.elapsed()
             let delay = state.withLock { $0.machine.heartbeatDelay(now: now) }
             do { try await timer.sleepUntil(now + delay) } catch { return }

@@ -111,12 +111,14 @@ public final class CastConnection: Sendable {
     @discardableResult
     public func start() async throws(CastChannelError) -> ReceiverStatus {
         try state.withLock { state throws(CastChannelError) in try state.machine.start() }
+        // The heartbeat is registered first: a transport that has already ended delivers its end
+        // inside deliverInbound, and the end must find the task to cancel.
+        let heartbeat = Task { [self] in await runHeartbeat() }
+        state.withLock { $0.tasks.append(heartbeat) }
         // The machine runs where the transport decodes: a reply completes its request there, and
         // reaches plugins (through their mailboxes) without a reader task in between. The transport
         // holds this handler, and so the connection, until it has delivered the end.
         transport.deliverInbound { [self] event in inbound(event) }
-        let heartbeat = Task { [self] in await runHeartbeat() }
-        state.withLock { $0.tasks.append(heartbeat) }
         do {
             let deadline = timer.elapsed() + configuration.requestTimeout
             try await authenticateDevice(until: deadline)

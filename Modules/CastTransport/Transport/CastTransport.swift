@@ -5,9 +5,10 @@
 /// (``InMemoryCastTransport``) for tests.
 ///
 /// Inbound messages reach one consumer, in one of two ways:
-/// - pulled from ``inbound`` by one task (the emulated receiver, tools, tests), or
+/// - pulled from ``inbound`` by one task (tools, tests), or
 /// - pushed, by ``deliverInbound(to:)``, to a handler the transport calls where it decodes them
-///   (a `CastConnection`: it completes a request on the I/O thread the moment its reply arrives).
+///   (a `CastConnection` completes a request on the I/O thread the moment its reply arrives; the
+///   emulated receiver handles a request on its event loop).
 ///
 /// Implementation requirements:
 /// - ``inbound`` finishes without error when the transport is closed by this side or cleanly by
@@ -20,11 +21,14 @@ public protocol CastTransport: AnyObject, Sendable {
     /// Messages from the peer, in order, for a consumer that pulls them.
     var inbound: AsyncThrowingStream<CastMessage, any Error> { get }
     /// Hands every message from the peer, then the end, to `handler`, in order and one at a time,
-    /// instead of queueing them on ``inbound`` (which yields nothing afterwards).
+    /// instead of queueing them on ``inbound`` (which afterwards yields nothing and does not finish).
     ///
     /// Call it at most once, before consuming ``inbound``. Messages already queued are handed over
-    /// first. The handler runs on the transport's I/O thread: it must be quick and must not block or
-    /// wait for another message. The transport holds it until it has delivered ``CastInboundEvent/ended(_:)``.
+    /// first. The handler runs on the transport's I/O thread, never inside itself (what its own sends
+    /// cause waits until it returns): it must be quick and must not block or wait for another message.
+    /// Nothing is read while it runs, but a consumer that queues what it is handed (as `CastConnection`
+    /// does for its plugins) must bound that queue itself. The transport holds the handler until it
+    /// has delivered ``CastInboundEvent/ended(_:)``.
     ///
     /// The default implementation reads ``inbound`` in a task; ``TLSCastTransport`` and
     /// ``InMemoryCastTransport`` call the handler where they decode or deliver a message.
@@ -47,8 +51,10 @@ public protocol CastTransport: AnyObject, Sendable {
 public enum CastInboundEvent: Sendable {
     /// A message from the peer.
     case message(CastMessage)
-    /// The transport ended: `nil` when it was closed by this side or cleanly by the peer (then its
-    /// ``CastTransport/closeReason`` says which), or the error it failed with. Nothing follows it.
+    /// The transport ended: `nil` when it ended cleanly (closed by this side, or by the peer with a
+    /// clean shutdown such as TLS close_notify: then ``CastTransport/closeReason`` says which), or
+    /// the reason it ended (an error, or, on ``InMemoryCastTransport``, `.peerClosed` when the other
+    /// end closed). Nothing follows it.
     case ended(CastTransportError?)
 }
 

@@ -157,8 +157,8 @@ final class InboundQueue: Sendable {
         if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
     }
 
-    /// Takes every queued message, and the end when the queue has one, leaving it empty and open.
-    /// A read gate paused by the full queue reopens.
+    /// Takes every queued message, and the end when the queue has one, leaving it empty (ended, if
+    /// it was). A read gate paused by the full queue reopens.
     func takeAll() -> ([CastMessage], end: Result<Void, CastTransportError>?) {
         let (messages, end, drained) = state.withLock { state in
             let messages = state.messages.map(\.message)
@@ -244,7 +244,10 @@ final class CastMessageBridgeHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        core.finish()
+        // After the current loop task: the socket can close inside a handler's own write (a flush that
+        // fails), and the handler must not get the end while it is still handling a message.
+        let core = self.core
+        context.eventLoop.execute { core.finish() }
         context.fireChannelInactive()
     }
 }

@@ -171,7 +171,10 @@ public final class TLSCastTransport: CastTransport {
     public func close() async {
         core.markClosedLocally()
         try? await channel.close()
-        core.finish()
+        // On the event loop, like every other call that delivers inbound events: never beside a
+        // handler the loop is running, never before the handler is installed.
+        let core = self.core
+        try? await channel.eventLoop.submit { core.finish() }.get()
     }
 
     /// Why the transport closed; `nil` while open or after ``close()``.
