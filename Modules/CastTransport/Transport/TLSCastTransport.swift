@@ -154,7 +154,7 @@ public final class TLSCastTransport: CastTransport {
     ///
     /// Returns without waiting for the socket write to complete: a request's caller waits for the
     /// reply anyway, and waiting for the write too cost a second thread hand-off per message. A
-    /// write that fails later closes the connection, so ``inbound`` ends with the error and a
+    /// write that fails later closes the connection, so the inbound messages end with the error and a
     /// `CastConnection` fails every request in flight at once.
     /// - Throws: ``CastTransportError`` `.messageTooLarge` (nothing written), `.closed` when the
     ///   connection is already closed.
