@@ -19,21 +19,22 @@ extension CastMediaServerFuzzing {
             while index < lines.count, !lines[index].isEmpty {
                 let text = lines[index]
                 guard !text.contains("-->"), !text.allSatisfy(\.isWhitespace) else { fatalError("bad cue text \(text.debugDescription)") }
-                var rest = Substring(text)
+                // Scalar by scalar: a combining mark after `>` or `;` makes one Character of the two.
+                var rest = Substring(text).unicodeScalars
                 while let angle = rest.firstIndex(of: "<") {
                     let tail = rest[angle...]
-                    guard let tag = ["<i>", "</i>", "<b>", "</b>", "<u>", "</u>"].first(where: { tail.hasPrefix($0) }) else {
+                    guard let tag = ["<i>", "</i>", "<b>", "</b>", "<u>", "</u>"].first(where: { tail.starts(with: $0.unicodeScalars) }) else {
                         fatalError("a raw '<' in cue text \(text.debugDescription)")
                     }
-                    rest = tail.dropFirst(tag.count)
+                    rest = tail.dropFirst(tag.unicodeScalars.count)
                 }
-                rest = Substring(text)
+                rest = Substring(text).unicodeScalars
                 while let ampersand = rest.firstIndex(of: "&") {
                     let tail = rest[ampersand...]
-                    guard let entity = ["&amp;", "&lt;", "&gt;", "&nbsp;", "&lrm;", "&rlm;"].first(where: { tail.hasPrefix($0) }) else {
+                    guard let entity = ["&amp;", "&lt;", "&gt;", "&nbsp;", "&lrm;", "&rlm;"].first(where: { tail.starts(with: $0.unicodeScalars) }) else {
                         fatalError("a bare '&' in cue text \(text.debugDescription)")
                     }
-                    rest = tail.dropFirst(entity.count)
+                    rest = tail.dropFirst(entity.unicodeScalars.count)
                 }
                 textLines += 1
                 index += 1

@@ -140,37 +140,69 @@ public enum SubtitleConverter {
     private static let knownEntities = ["&amp;", "&lt;", "&gt;", "&nbsp;", "&lrm;", "&rlm;"]
 
     /// Converts one line of SRT text to WebVTT cue text.
+    ///
+    /// Converting the result again gives the same result (the media server may be handed its own output):
+    /// override blocks are removed from what is written, not only from what is read, so a block that only
+    /// forms once a tag or another block between its pieces is gone (`{<font>\an8}`, `{{\}\}`) goes too;
+    /// and entities are matched scalar by scalar, so a combining mark after `&lt;` cannot hide it.
     static func convertText(_ line: String) -> String {
         let scalars = Array(line.unicodeScalars)
-        var out = ""
+        var out = TextWithoutOverrideBlocks()
         var i = 0
         while i < scalars.count {
             let c = scalars[i]
-            if c == "{", i + 1 < scalars.count, scalars[i + 1] == "\\", let close = scalars[i...].firstIndex(of: "}") {
-                i = close + 1  // {\an8}, {\i1}: ASS override blocks
-                continue
-            }
             if c == "<", let close = scalars[i...].firstIndex(of: ">"), let tag = tagName(scalars[(i + 1)..<close]) {
-                if keptTags.contains(tag.name) { out += tag.closing ? "</\(tag.name)>" : "<\(tag.name)>" }
+                if keptTags.contains(tag.name) { out.append(tag.closing ? "</\(tag.name)>" : "<\(tag.name)>") }
                 i = close + 1
                 continue
             }
             switch c {
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
+            case "<": out.append("&lt;")
+            case ">": out.append("&gt;")
             case "&":
-                let rest = String(String.UnicodeScalarView(scalars[i...].prefix(6)))
-                if let entity = knownEntities.first(where: { rest.hasPrefix($0) }) {
-                    out += entity
+                if let entity = knownEntities.first(where: { scalars[i...].starts(with: $0.unicodeScalars) }) {
+                    out.append(entity)
                     i += entity.unicodeScalars.count
                     continue
                 }
-                out += "&amp;"
-            default: out.unicodeScalars.append(c)
+                out.append("&amp;")
+            default: out.append(c)
             }
             i += 1
         }
-        return out.trimmedWhitespace()
+        return out.text.trimmedWhitespace()
+    }
+
+    /// Text written scalar by scalar with ASS override blocks (`{\an8}`, `{\i1}`: a `{` directly followed
+    /// by a backslash, up to the first `}` after it) left out, wherever they form in what is written.
+    ///
+    /// What is kept never holds a `{\` with a `}` after it: when a `}` is written while a `{\` is open,
+    /// everything from the first open `{\` goes, exactly what reading the text again would remove.
+    private struct TextWithoutOverrideBlocks {
+        var scalars = String.UnicodeScalarView()
+        /// Where the first `{\` without a `}` after it starts.
+        var openBlock: String.UnicodeScalarView.Index?
+        /// The `{` just written, if the last scalar is one.
+        var lastBrace: String.UnicodeScalarView.Index?
+
+        mutating func append(_ scalar: Unicode.Scalar) {
+            if scalar == "}", let open = openBlock {
+                scalars.removeSubrange(open...)
+                openBlock = nil
+                // What is left may end with a `{` that the next backslash opens a block with.
+                lastBrace = scalars.last == "{" ? scalars.index(before: scalars.endIndex) : nil
+                return
+            }
+            scalars.append(scalar)
+            if scalar == "\\", openBlock == nil, let brace = lastBrace { openBlock = brace }
+            lastBrace = scalar == "{" ? scalars.index(before: scalars.endIndex) : nil
+        }
+
+        mutating func append(_ text: String) {
+            for scalar in text.unicodeScalars { append(scalar) }
+        }
+
+        var text: String { String(scalars) }
     }
 
     /// `i`, `/i`, `font color="red"` → (name, closing); `nil` when the text is not tag-like.

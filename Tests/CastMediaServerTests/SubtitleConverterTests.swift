@@ -141,4 +141,30 @@ struct SubtitleConverterTests {
         #expect(result.skippedCount == 1)
         #expect(result.webVTT == "WEBVTT\n\n100:00:00.000 --> 100:00:01.000\ny\n")
     }
+
+    /// Found by the FuzzSubtitles campaign of 2026-11-26 (minimized inputs, each a whole SRT file): the
+    /// converter's output, converted again, must not change (the media server may be handed its own
+    /// output). An override block that formed only once a tag or an inner block was removed survived the
+    /// first conversion and went in the second; and a combining mark after `&lt;` made `&lt;` one
+    /// Character longer, so the second conversion escaped its `&`.
+    @Test(arguments: [
+        "9:00-->9:00\n{{\\}\\}", "9:00-->9:00\n{<f>\\}", "9:00-->9:00\n{<t>\\}", "5:00-->9:00\n{<c>\\}",
+        "0:00-->0:00\n<\u{06EA}", "1:00-->2:00\n{<font color=\"red\">\\an8}Top", "1:00-->2:00\n{{{\\}\\}\\}x{\\}",
+        "1:00-->2:00\nA &lt;\u{0301} &amp\u{0301}; <i>\u{0301}b</i>",
+    ])
+    func convertingTheOutputAgainChangesNothing(_ srt: String) throws {
+        // A cue that survives both conversions: a cue left empty by the first is dropped, not an error.
+        let first = try SubtitleConverter.webVTT(fromSRT: Array((srt + "\n\n10:00-->11:00\nkept").utf8))
+        let again = try SubtitleConverter.webVTT(fromSRT: Array(first.webVTT.utf8))
+        #expect(again.webVTT == first.webVTT)
+        #expect(again.cueCount == first.cueCount)
+    }
+
+    @Test func overrideBlocksThatFormOnlyOnceTagsAreGoneAreRemovedToo() {
+        #expect(SubtitleConverter.convertText("{<font color=\"red\">\\an8}Top") == "Top")
+        #expect(SubtitleConverter.convertText("{{\\}\\}") == "")
+        #expect(SubtitleConverter.convertText("a{\\b") == "a{\\b")  // never closed: kept, as before
+        #expect(SubtitleConverter.convertText("<\u{06EA}") == "&lt;\u{06EA}")
+        #expect(SubtitleConverter.convertText("&lt;\u{06EA}") == "&lt;\u{06EA}")
+    }
 }
