@@ -14,16 +14,34 @@ struct InboundLimitTests {
                     payload: .string(String(repeating: "x", count: size) + "#\(index)"))
     }
 
-    @Test("full at the limit, reopened (once) at half of it, order kept, queued messages delivered before the end")
-    func fullAndDrained() async throws {
-        let core = ChannelTransportCore(inboundLimit: 10_000)
-        let drained = Mutex(0)
-        core.onInboundDrained { drained.withLock { $0 += 1 } }
+    /// A server whose inbound queue holds 16 KiB, a client connected to it, the accepted end, and
+    /// `count` messages of about 1 KB sent by the client before anyone reads them.
+    static func burstOverTLS(count: Int) async throws -> (CastTransportServer, TLSCastTransport, any CastTransport) {
+        let server = try await CastTransportServer.start(
+            credentials: try TLSTestFixtures.credentials.get(), limits: .init(maximumQueuedInboundBytes: 16 << 10))
+        let client = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
+        var connections = server.connections.makeAsyncIterator()
+        let accepted = try #require(await connections.next())
+        for index in 0..<count { try client.send(Self.message(index)) }
+        return (server, client, accepted)
+    }
+
+    /// Pushes messages into `core` until it is full; returns how many.
+    static func fill(_ core: ChannelTransportCore) -> Int {
         var pushed = 0
         while !core.isInboundFull {
             core.yield(Self.message(pushed))
             pushed += 1
         }
+        return pushed
+    }
+
+    @Test("full at the limit, reopened (once) at half of it, order kept, queued messages delivered before the end")
+    func fullAndDrained() async throws {
+        let core = ChannelTransportCore(inboundLimit: 10_000)
+        let drained = Mutex(0)
+        core.onInboundDrained { drained.withLock { $0 += 1 } }
+        let pushed = Self.fill(core)
         let size = Self.message(0).encodedSize
         #expect(pushed == (10_000 + size - 1) / size, "full at the first message that reaches the limit")
         var iterator = core.inbound.makeAsyncIterator()
@@ -83,13 +101,8 @@ struct InboundLimitTests {
 
     @Test("over TLS: a consumer that starts late still receives everything, in order (reading paused and resumed)")
     func lateConsumerOverTLS() async throws {
-        let server = try await CastTransportServer.start(
-            credentials: try TLSTestFixtures.credentials.get(), limits: .init(maximumQueuedInboundBytes: 16 << 10))
-        let client = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
-        var connections = server.connections.makeAsyncIterator()
-        let accepted = try #require(await connections.next())
         let count = 3000
-        for index in 0..<count { try client.send(Self.message(index)) }
+        let (server, client, accepted) = try await Self.burstOverTLS(count: count)
         var received = 0
         for try await message in accepted.inbound {
             #expect(message == Self.message(received))
@@ -107,11 +120,7 @@ struct InboundLimitTests {
         let core = ChannelTransportCore(inboundLimit: 10_000)
         let drained = Mutex(0)
         core.onInboundDrained { drained.withLock { $0 += 1 } }
-        var pushed = 0
-        while !core.isInboundFull {
-            core.yield(Self.message(pushed))
-            pushed += 1
-        }
+        let pushed = Self.fill(core)
         let seen = Mutex<[CastInboundEvent]>([])
         core.deliver { event in seen.withLock { $0.append(event) } }
         #expect(!core.isInboundFull)
@@ -131,13 +140,8 @@ struct InboundLimitTests {
 
     @Test("over TLS: a handler installed after the sender's burst gets every message, in order, then the clean end")
     func handlerOverTLS() async throws {
-        let server = try await CastTransportServer.start(
-            credentials: try TLSTestFixtures.credentials.get(), limits: .init(maximumQueuedInboundBytes: 16 << 10))
-        let client = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
-        var connections = server.connections.makeAsyncIterator()
-        let accepted = try #require(await connections.next())
         let count = 3000
-        for index in 0..<count { try client.send(Self.message(index)) }
+        let (server, client, accepted) = try await Self.burstOverTLS(count: count)
         let (events, continuation) = AsyncStream.makeStream(of: CastInboundEvent.self)
         accepted.deliverInbound { event in continuation.yield(event) }
         var received = 0
