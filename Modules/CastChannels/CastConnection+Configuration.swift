@@ -24,6 +24,12 @@ public struct CastConnectionConfiguration: Sendable {
     public var deviceAuthTrustStore: CastTrustStore
     /// How long to wait for the answer to the device-authentication challenge.
     public var deviceAuthTimeout: Duration
+    /// How many received messages a channel plugin may have waiting, handed to it but not yet
+    /// taken (its ``CastChannelPlugin/channel(_:didReceive:)`` has not returned for them). A plugin
+    /// that falls this far behind has stopped reading: it is removed from the connection and told
+    /// ``CastChannelDisconnectReason/overloaded``, so that it cannot hold the device's messages in
+    /// memory without end.
+    public var pluginBacklogLimit: Int
 
     /// Creates a configuration; every parameter has the recommended default.
     public init(
@@ -36,7 +42,8 @@ public struct CastConnectionConfiguration: Sendable {
         launchTimeout: Duration = .seconds(30),
         deviceAuthPolicy: CastDeviceAuthPolicy = .report,
         deviceAuthTrustStore: CastTrustStore = .cast,
-        deviceAuthTimeout: Duration = .seconds(5)
+        deviceAuthTimeout: Duration = .seconds(5),
+        pluginBacklogLimit: Int = 1_000
     ) {
         self.senderId = senderId
         self.userAgent = userAgent
@@ -48,6 +55,7 @@ public struct CastConnectionConfiguration: Sendable {
         self.deviceAuthPolicy = deviceAuthPolicy
         self.deviceAuthTrustStore = deviceAuthTrustStore
         self.deviceAuthTimeout = deviceAuthTimeout
+        self.pluginBacklogLimit = max(1, pluginBacklogLimit)
     }
 
     /// The defaults.

@@ -12,7 +12,8 @@ extension CastConnection {
         }
         let (stream, mailbox) = AsyncStream<PluginCall>.makeStream()
         let key = ObjectIdentifier(plugin)
-        let handle = PluginHandle(key: key, plugin: plugin, mailbox: mailbox)
+        let backlog = PluginBacklog()
+        let handle = PluginHandle(key: key, plugin: plugin, mailbox: mailbox, backlog: backlog)
         var refusal: CastChannelError?
         let actions = machine { machine in
             do throws(CastChannelError) {
@@ -31,6 +32,7 @@ extension CastConnection {
                     self?.connectDelivered(key, context: context)
                 case .message(let context, let message):
                     await plugin.channel(context, didReceive: message)
+                    backlog.taken()
                 case .disconnect(let context, let reason):
                     self?.state.withLock { $0.machine.disconnectDelivered(key: key, link: Self.link(of: context)) }
                     await plugin.channelDidDisconnect(context, reason: reason)
@@ -41,7 +43,8 @@ extension CastConnection {
         perform(actions)
     }
 
-    /// Removes a plugin; it is told ``CastChannelDisconnectReason/removed`` if it was connected.
+    /// Removes a plugin; it is told ``CastChannelDisconnectReason/removed`` if it was connected, and
+    /// ``waitUntilConnected(_:timeout:)`` for it fails with `.notConnected`.
     public func remove(_ plugin: any CastChannelPlugin) {
         perform(machine { $0.remove(key: ObjectIdentifier(plugin)) })
     }

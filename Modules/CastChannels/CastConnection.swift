@@ -19,11 +19,13 @@ import Synchronization
 /// When the device goes away, every request in flight fails at once with
 /// ``CastChannelError/Code/connectionLost``; it does not wait for its deadline.
 public final class CastConnection: Sendable {
-    /// The shell's handle on one plugin: the plugin and the mailbox its task reads.
+    /// The shell's handle on one plugin: the plugin, the mailbox its task reads, and how many
+    /// messages in that mailbox it has not taken yet (at most the configured backlog limit).
     struct PluginHandle: Sendable {
         let key: ObjectIdentifier
         let plugin: any CastChannelPlugin
         let mailbox: AsyncStream<PluginCall>.Continuation
+        let backlog: PluginBacklog
     }
 
     enum PluginCall: Sendable {
@@ -193,7 +195,8 @@ public final class CastConnection: Sendable {
 
     /// Carries out actions in order, without waiting: a write is queued on the transport (so a
     /// CONNECT is on its way before the plugin it is for learns it is connected), a plugin's call is
-    /// queued in its mailbox, a reply completes its request.
+    /// queued in its mailbox (or, when the plugin has stopped taking them, the plugin is dropped),
+    /// a reply completes its request.
     func perform(_ actions: [Machine.Action]) {
         for action in actions {
             switch action {
@@ -210,7 +213,12 @@ public final class CastConnection: Sendable {
             case .connectPlugin(let handle, let link):
                 handle.mailbox.yield(.connect(context(handle, link)))
             case .deliver(let handle, let link, let message):
-                handle.mailbox.yield(.message(context(handle, link), message))
+                let limit = configuration.pluginBacklogLimit
+                if handle.backlog.admit(limit: limit) {
+                    handle.mailbox.yield(.message(context(handle, link), message))
+                } else {
+                    perform(machine { $0.pluginFellBehind(key: handle.key, limit: limit) })
+                }
             case .disconnectPlugin(let handle, let link, let reason):
                 handle.mailbox.yield(.disconnect(context(handle, link), reason))
             case .finishPlugin(let handle):

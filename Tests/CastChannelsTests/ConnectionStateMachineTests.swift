@@ -214,7 +214,30 @@ struct ConnectionStateMachineTests {
         #expect(try machine.waitUntilConnected(key: key, namespace: Self.media, waiter: 2) == link)
         machine.disconnectDelivered(key: key, link: link)
         #expect(try machine.waitUntilConnected(key: key, namespace: Self.media, waiter: 3) == nil)
-        #expect(Self.describe(machine.remove(key: key)) == ["disconnect media removed", "finish media"])
+        #expect(Self.describe(machine.remove(key: key)) == ["disconnect media removed", "finish media", "resume media [3] notConnected"],
+                "a task waiting for a removed plugin fails at once, not at its deadline")
+    }
+
+    @Test func aPluginThatFellBehindIsDroppedAndTheConnectionGoesOn() throws {
+        var machine = try Self.running()
+        let key = ObjectIdentifier(Types.self)
+        _ = machine.openVirtualConnection(to: "receiver-0")
+        _ = try machine.add("media", key: key, namespace: Self.media, endpoint: .application)
+        _ = machine.received(Self.receiverStatus(apps: [("t1", "s1")]), now: .zero)
+        #expect(try machine.waitUntilConnected(key: key, namespace: Self.media, waiter: 5) == nil)
+        #expect(Self.describe(machine.pluginFellBehind(key: key, limit: 3)) == [
+            "warn", "disconnect media overloaded", "finish media", "resume media [5] notConnected",
+        ])
+        #expect(machine.link(for: key) == nil && machine.isRunning)
+        #expect(machine.pluginFellBehind(key: key, limit: 3).isEmpty, "dropped once")
+        let status = Self.inbound(Self.media, from: "t1", #"{"type":"MEDIA_STATUS","requestId":0,"status":[]}"#)
+        #expect(!Self.describe(machine.received(status, now: .zero)).contains { $0.hasPrefix("deliver") }, "nothing more for it")
+        #expect(throws: CastChannelError.self, "it was never added, as far as the connection knows") {
+            _ = try machine.waitUntilConnected(key: key, namespace: Self.media, waiter: 6)
+        }
+        #expect(try machine.add("media", key: key, namespace: Self.media, endpoint: .application).map(Self.describe) == [
+            "connect media t1 s1",
+        ], "added again, it connects again")
     }
 
     @Test func theDeviceAuthAnswerGoesToItsWaiterOnce() throws {

@@ -373,12 +373,31 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
         return []
     }
 
-    /// Removes the plugin under `key`; it is told `.removed` if it was connected.
+    /// Removes the plugin under `key`; it is told `.removed` if it was connected, and tasks waiting
+    /// for it to connect fail with `.notConnected`.
     package mutating func remove(key: ObjectIdentifier) -> [Action] {
+        drop(key: key, reason: .removed, because: "was removed from the connection")
+    }
+
+    /// The plugin under `key` has `limit` received messages it has not taken: it stopped reading,
+    /// and is dropped from the connection as a peer that stops reading is. It is told `.overloaded`
+    /// after the messages it was already handed; the message that found its mailbox full is not
+    /// delivered to it.
+    package mutating func pluginFellBehind(key: ObjectIdentifier, limit: Int) -> [Action] {
+        guard let namespace = plugins[key]?.namespace else { return [] }
+        return [.warn("The plugin for \(namespace) left \(limit) received messages untaken; it is removed from the connection")]
+            + drop(key: key, reason: .overloaded, because: "was removed from the connection: it fell \(limit) messages behind")
+    }
+
+    private mutating func drop(key: ObjectIdentifier, reason: CastChannelDisconnectReason, because: String) -> [Action] {
         guard let slot = plugins.removeValue(forKey: key) else { return [] }
         var actions: [Action] = []
-        if let link = slot.link { actions.append(.disconnectPlugin(slot.handle, link, .removed)) }
+        if let link = slot.link { actions.append(.disconnectPlugin(slot.handle, link, reason)) }
         actions.append(.finishPlugin(slot.handle))
+        if !slot.connectWaiters.isEmpty {
+            let error = CastChannelError(code: .notConnected, message: "\(slot.namespace) \(because)")
+            actions.append(.resumeConnectWaiters(slot.handle, slot.connectWaiters, .failure(error)))
+        }
         return actions
     }
 

@@ -55,7 +55,7 @@ public enum CastChannelEndpoint: Sendable, Hashable {
 
 /// Why a channel disconnected.
 public struct CastChannelDisconnectReason: Sendable, Hashable, CustomStringConvertible {
-    private enum Base: String, Sendable, Hashable { case appStopped, closedByReceiver, removed, connectionClosed, connectionLost }
+    private enum Base: String, Sendable, Hashable { case appStopped, closedByReceiver, removed, overloaded, connectionClosed, connectionLost }
     private let base: Base
     private init(_ base: Base) { self.base = base }
 
@@ -65,6 +65,10 @@ public struct CastChannelDisconnectReason: Sendable, Hashable, CustomStringConve
     public static let closedByReceiver = Self(.closedByReceiver)
     /// The plugin was removed from the connection.
     public static let removed = Self(.removed)
+    /// The plugin stopped taking its messages: it had
+    /// ``CastConnectionConfiguration/pluginBacklogLimit`` received messages waiting, and was removed
+    /// from the connection (add it again to resume).
+    public static let overloaded = Self(.overloaded)
     /// This side closed the connection.
     public static let connectionClosed = Self(.connectionClosed)
     /// The connection to the device was lost.
