@@ -25,6 +25,7 @@ public final class TLSCastTransport: CastTransport {
 
     private let channel: any Channel
     private let core: ChannelTransportCore
+    private let writer: OrderedFrameWriter
     /// The device's TLS certificate (DER), for device authentication.
     public let peerCertificateDER: [UInt8]?
     /// The peer's address as `host:port`.
@@ -37,6 +38,7 @@ public final class TLSCastTransport: CastTransport {
     init(channel: any Channel, core: ChannelTransportCore, handshake: GnuTLSHandshakeCompleted) {
         self.channel = channel
         self.core = core
+        writer = OrderedFrameWriter(channel: channel)
         peerCertificateDER = handshake.peerCertificateDER
         tlsVersion = handshake.protocolVersion
         localAddress = channel.localAddress
@@ -150,7 +152,9 @@ public final class TLSCastTransport: CastTransport {
         channel.eventLoop.execute { core.deliver(to: handler) }
     }
 
-    /// Frames one message and queues it on the connection's event loop, in order.
+    /// Frames one message and queues it on the connection's event loop, in order: the device gets
+    /// messages in the order `send` was called, from whichever threads (on the event loop with
+    /// nothing queued, the message is written at once).
     ///
     /// Returns without waiting for the socket write to complete: a request's caller waits for the
     /// reply anyway, and waiting for the write too cost a second thread hand-off per message. A
@@ -164,7 +168,7 @@ public final class TLSCastTransport: CastTransport {
         guard channel.isActive else {
             throw core.closeReason ?? CastTransportError(code: .closed, message: "The connection is closed")
         }
-        channel.writeAndFlush(buffer, promise: nil)
+        writer.write(buffer)
     }
 
     /// Sends TLS close_notify and closes the socket; ``inbound`` finishes.
