@@ -52,6 +52,14 @@ public final class CastConnection: Sendable {
         var consumers: [Task<Void, Never>] = []
         /// The one task sleeping until the machine's earliest request deadline.
         var deadlineTask: Task<Void, Never>?
+        /// Messages in the order they were decided (under this lock), not yet handed to the transport.
+        var outbox: [CastMessage] = []
+        /// A thread is handing the outbox to the transport; others only add to it.
+        var flushing = false
+        /// The first error the transport gave a send: it is closed, and every later send fails too.
+        var sendFailure: CastTransportError?
+        /// Tasks waiting for the outbox to be empty (``close()``, for its CLOSE messages).
+        var outboxWaiters: [ReplyPromise<Void>] = []
     }
 
     /// The transport underneath.
@@ -138,6 +146,9 @@ public final class CastConnection: Sendable {
     /// ``CastChannelError/Code/closed``; plugins are told ``CastChannelDisconnectReason/connectionClosed``.
     public func close() async {
         perform(machine { $0.close() })
+        // The CLOSE messages go before the transport closes, even when another thread is handing
+        // them over.
+        await outboxSent()
         await transport.close()
     }
 
@@ -164,12 +175,17 @@ public final class CastConnection: Sendable {
     // MARK: - Running the machine
 
     /// Runs one input of the machine under the lock. Timer actions are carried out there too, so
-    /// that two inputs cannot arm the deadline out of order; the rest is returned to perform.
+    /// that two inputs cannot arm the deadline out of order, and messages to send join the outbox
+    /// there, so that they reach the transport in the order the machine decided them; the rest is
+    /// returned to perform.
     func machine(_ body: (inout Machine) -> [Machine.Action]) -> [Machine.Action] {
         state.withLock { state in
             var actions = body(&state.machine)
             actions.removeAll { action in
                 switch action {
+                case .send(let message):
+                    state.outbox.append(message)
+                    return false
                 case .armDeadline(let wake):
                     state.deadlineTask?.cancel()
                     state.deadlineTask = Task { [weak self] in await self?.deadlineTimer(wake) }
@@ -193,19 +209,17 @@ public final class CastConnection: Sendable {
         perform(machine { $0.deadlineReached(now: now, peer: peer) })
     }
 
-    /// Carries out actions in order, without waiting: a write is queued on the transport (so a
-    /// CONNECT is on its way before the plugin it is for learns it is connected), a plugin's call is
+    /// Carries out actions in order, without waiting: at a write the outbox is handed to the
+    /// transport (so a CONNECT is on its way before the plugin it is for learns it is connected, or,
+    /// when another thread is handing it over, ahead of anything the plugin sends), a plugin's call is
     /// queued in its mailbox (or, when the plugin has stopped taking them, the plugin is dropped),
     /// a reply completes its request.
     func perform(_ actions: [Machine.Action]) {
         for action in actions {
             switch action {
-            case .send(let message):
-                do {
-                    try transport.send(message)
-                } catch {
-                    logger.warning("Cannot send \(message.namespace) to \(message.destinationId): \(error)")
-                }
+            case .send:
+                // Queued in the outbox by ``machine(_:)``.
+                flushOutbox()
             case .completeRequest(let reply, let message):
                 reply.fulfil(.success(message))
             case .failRequest(let reply, let error):
@@ -250,8 +264,10 @@ public final class CastConnection: Sendable {
                 eventBroadcaster.finish()
                 messageBroadcaster.finish()
                 if closeTransport {
-                    let transport = self.transport
-                    Task { await transport.close() }
+                    Task { [self] in
+                        await outboxSent()
+                        await transport.close()
+                    }
                 }
             }
         }
@@ -266,27 +282,86 @@ public final class CastConnection: Sendable {
 
     // MARK: - Sending
 
-    /// Queues a message as is.
+    /// Queues a message as is, behind every message decided before it.
+    /// - Throws: `.messageTooLarge` (nothing queued), the connection's end, or `.connectionLost`
+    ///   when the transport refused a send.
     func send(_ message: CastMessage) throws(CastChannelError) {
-        if let error = state.withLock({ $0.machine.notRunningError }) { throw error }
-        do {
-            try transport.send(message)
-        } catch where error.code == .messageTooLarge {
+        let size = message.encodedSize
+        guard size <= CastFrame.maxBodySize else {
+            let error = CastTransportError(
+                code: .messageTooLarge, message: "Message of \(size) bytes exceeds the \(CastFrame.maxBodySize)-byte frame limit")
             throw CastChannelError(code: .messageTooLarge, message: error.message, transportError: error)
-        } catch {
-            throw CastChannelError(code: .connectionLost, message: "Sending failed: \(error)", transportError: error)
         }
+        try state.withLock { state throws(CastChannelError) in
+            if let error = state.machine.notRunningError { throw error }
+            state.outbox.append(message)
+        }
+        if let failure = flushOutbox() {
+            throw CastChannelError(code: .connectionLost, message: "Sending failed: \(failure)", transportError: failure)
+        }
+    }
+
+    /// Hands the outbox to the transport in order, unless another thread is doing so already (it
+    /// sends what was added here too, in order).
+    /// - Returns: the transport's first send failure, if one happened by now.
+    @discardableResult
+    func flushOutbox() -> CastTransportError? {
+        var batch: [CastMessage] = []
+        let claim = state.withLock { state -> CastTransportError?? in
+            guard !state.flushing, !state.outbox.isEmpty else { return .some(state.sendFailure) }
+            state.flushing = true
+            swap(&batch, &state.outbox)
+            return .none
+        }
+        if case .some(let failure) = claim { return failure }
+        while true {
+            for message in batch {
+                do {
+                    try transport.send(message)
+                } catch {
+                    logger.warning("Cannot send \(message.namespace) to \(message.destinationId): \(error)")
+                    state.withLock { state in
+                        if state.sendFailure == nil { state.sendFailure = error }
+                    }
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+            let done = state.withLock { state -> (failure: CastTransportError?, waiters: [ReplyPromise<Void>])? in
+                guard state.outbox.isEmpty else {
+                    swap(&batch, &state.outbox)
+                    return nil
+                }
+                state.flushing = false
+                defer { state.outboxWaiters = [] }
+                return (state.sendFailure, state.outboxWaiters)
+            }
+            if let done {
+                for waiter in done.waiters { waiter.fulfil(.success(())) }
+                return done.failure
+            }
+        }
+    }
+
+    /// Returns once every message queued so far has been handed to the transport.
+    func outboxSent() async {
+        let waiter = ReplyPromise<Void>()
+        let pending = state.withLock { state -> Bool in
+            guard state.flushing || !state.outbox.isEmpty else { return false }
+            state.outboxWaiters.append(waiter)
+            return true
+        }
+        guard pending else { return }
+        flushOutbox()
+        try? await waiter.value()
     }
 
     /// Sends CONNECT to `destination` unless a virtual connection to it is already open.
     func ensureVirtualConnection(to destination: String) throws(CastChannelError) {
-        for case .send(let message) in machine({ $0.openVirtualConnection(to: destination) }) {
-            do {
-                try send(message)
-            } catch {
-                state.withLock { $0.machine.virtualConnectionFailed(to: destination) }
-                throw error
-            }
+        let actions = machine { $0.openVirtualConnection(to: destination) }
+        guard !actions.isEmpty else { return }
+        if let failure = flushOutbox() {
+            state.withLock { $0.machine.virtualConnectionFailed(to: destination) }
+            throw CastChannelError(code: .connectionLost, message: "Sending failed: \(failure)", transportError: failure)
         }
     }
 }

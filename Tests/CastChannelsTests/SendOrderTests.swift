@@ -1,0 +1,77 @@
+import CastJSON
+import CastTestSupport
+import CastTransport
+import Dispatch
+import Synchronization
+import Testing
+
+@testable import CastChannels
+
+/// A transport whose `send` of one chosen message does not return until the test releases it,
+/// and which records each message when its `send` returns, that is, when the transport has taken it.
+final class GatedTransport: CastTransport {
+    let inner: InMemoryCastTransport
+    let taken = Mutex<[String]>([])
+    private let hold: @Sendable (CastMessage) -> Bool
+    private let held = Mutex(false)
+    private let entered = AsyncStream<Void>.makeStream()
+    private let release = DispatchSemaphore(value: 0)
+
+    init(_ inner: InMemoryCastTransport, holding hold: @escaping @Sendable (CastMessage) -> Bool) {
+        self.inner = inner
+        self.hold = hold
+    }
+
+    /// Returns once a send of the held message has started.
+    func waitUntilHolding() async {
+        for await _ in entered.stream { return }
+    }
+
+    /// Lets the held send go on.
+    func letGo() { release.signal() }
+
+    var inbound: AsyncThrowingStream<CastMessage, any Error> { inner.inbound }
+    func deliverInbound(to handler: @escaping @Sendable (CastInboundEvent) -> Void) { inner.deliverInbound(to: handler) }
+    var closeReason: CastTransportError? { inner.closeReason }
+    var peerDescription: String { inner.peerDescription }
+    func close() async { await inner.close() }
+
+    func send(_ message: CastMessage) throws(CastTransportError) {
+        if hold(message), held.withLock({ held in
+            defer { held = true }
+            return !held
+        }) {
+            entered.continuation.yield()
+            _ = release.wait(timeout: .now() + 30)
+        }
+        try inner.send(message)
+        taken.withLock { $0.append("\(message.json?["type"]?.stringValue ?? "?") \(message.destinationId)") }
+    }
+}
+
+/// The connection hands messages to its transport in the order it decided them, whichever
+/// threads decided them.
+@Suite("CastConnection send order")
+struct ConnectionSendOrderTests {
+    @Test("a message decided while another thread hands over an earlier one waits behind it")
+    func aLaterMessageWaitsBehindAnEarlierOne() async throws {
+        let device = FakeDevice()
+        let transport = GatedTransport(device.senderEnd) { $0.destinationId == "app-x" && $0.json?["type"]?.stringValue == "CONNECT" }
+        let connection = CastConnection(transport: transport, configuration: CastConnectionConfiguration(deviceAuthPolicy: .off))
+        try await connection.start()
+        // One task opens the virtual connection to app-x: its CONNECT is held inside the transport.
+        let opening = Task.detached { try connection.ensureVirtualConnection(to: "app-x") }
+        await transport.waitUntilHolding()
+        // Another finds the virtual connection open and sends on it at once: it must not overtake the CONNECT.
+        try connection.ensureVirtualConnection(to: "app-x")
+        try connection.send(CastMessage(sourceId: "sender-0", destinationId: "app-x", namespace: FakeDevice.chatNamespace,
+                                        json: ["type": "HELLO"]))
+        transport.letGo()
+        try await opening.value
+        await connection.outboxSent()
+        let toApp = transport.taken.withLock { $0 }.filter { $0.hasSuffix(" app-x") }
+        #expect(toApp == ["CONNECT app-x", "HELLO app-x"])
+        await connection.close()
+        #expect(transport.taken.withLock { $0 }.suffix(2) == ["CLOSE app-x", "CLOSE receiver-0"], "close sends CLOSE before the transport closes")
+    }
+}
