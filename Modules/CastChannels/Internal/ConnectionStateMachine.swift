@@ -311,14 +311,13 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
         }
         let channelMessage = CastChannelMessage(message)
         var actions: [Action] = []
-        if channelMessage.namespace == CastNamespace.receiver.rawValue, channelMessage.type == "RECEIVER_STATUS",
-            let payload = channelMessage.json
-        {
+        if channelMessage.namespace == CastNamespace.receiver.rawValue, channelMessage.type == "RECEIVER_STATUS" {
             do {
-                let status = try ReceiverStatus(message: payload)
-                receiverStatus = status
-                actions += reconcilePlugins(with: status)
-                actions.append(.publish(.receiverStatus(status)))
+                if let status = try ReceiverStatus.read(from: channelMessage) {
+                    receiverStatus = status
+                    actions += reconcilePlugins(with: status)
+                    actions.append(.publish(.receiverStatus(status)))
+                }
             } catch {
                 actions.append(.warn("Malformed RECEIVER_STATUS: \(error)"))
             }

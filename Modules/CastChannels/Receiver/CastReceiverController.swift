@@ -103,21 +103,23 @@ public struct CastReceiverController: Sendable {
     }
 
     static func throwIfError(_ reply: CastChannelMessage) throws(CastChannelError) {
-        let reason = reply.json?["reason"]?.stringValue
         switch reply.type {
         case "LAUNCH_ERROR":
-            throw CastChannelError(code: .launchError, message: "The receiver refused LAUNCH", reason: reason, reply: reply.json)
+            throw CastChannelError(
+                code: .launchError, message: "The receiver refused LAUNCH", reason: reply.json?["reason"]?.stringValue, reply: reply.json)
         case "INVALID_REQUEST":
-            throw CastChannelError(code: .invalidRequest, message: "The receiver rejected the request", reason: reason, reply: reply.json)
+            throw CastChannelError(
+                code: .invalidRequest, message: "The receiver rejected the request", reason: reply.json?["reason"]?.stringValue,
+                reply: reply.json)
         default: return
         }
     }
 
     static func status(from reply: CastChannelMessage) throws(CastChannelError) -> ReceiverStatus {
         try throwIfError(reply)
-        guard reply.type == "RECEIVER_STATUS", let payload = reply.json else {
+        guard reply.type == "RECEIVER_STATUS", let status = try ReceiverStatus.read(from: reply) else {
             throw CastChannelError(code: .malformedReply, message: "Expected RECEIVER_STATUS, got \(reply.type ?? "no type")", reply: reply.json)
         }
-        return try ReceiverStatus(message: payload)
+        return status
     }
 }

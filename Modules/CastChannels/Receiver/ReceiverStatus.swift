@@ -91,8 +91,13 @@ public struct ReceiverStatus: Sendable, Hashable {
     public var isActiveInput: Bool?
     /// Whether the display is in stand-by, if reported.
     public var isStandBy: Bool?
-    /// The whole `status` object as received.
-    public var raw: JSONValue
+    /// The whole `status` object as received (parsed when first asked for, when the status was
+    /// read from the message's bytes).
+    public var raw: JSONValue {
+        get { rawStatus.value }
+        set { rawStatus = RawStatus(tree: newValue) }
+    }
+    private var rawStatus: RawStatus
 
     /// The first application that is not the idle screen.
     public var runningApp: Application? { applications.first { !$0.isIdleScreen } }
@@ -107,7 +112,7 @@ public struct ReceiverStatus: Sendable, Hashable {
         guard case .object = status else {
             throw CastChannelError(code: .malformedReply, message: "RECEIVER_STATUS has no status object", reply: status)
         }
-        raw = status
+        rawStatus = RawStatus(tree: status)
         var applications: [Application] = []
         for entry in status["applications"]?.arrayValue ?? [] {
             guard let appId = entry["appId"]?.stringValue, let transportId = entry["transportId"]?.stringValue else {
@@ -136,6 +141,29 @@ public struct ReceiverStatus: Sendable, Hashable {
             stepInterval: volume?["stepInterval"]?.doubleValue)
         isActiveInput = status["isActiveInput"]?.boolValue
         isStandBy = status["isStandBy"]?.boolValue
+    }
+
+    /// A status read from a message's bytes (see `ReceiverStatus+Reading.swift`), its `raw` parsed when first asked for.
+    init(applications: [Application], volume: Volume, isActiveInput: Bool?, isStandBy: Bool?, messageText: String) {
+        self.applications = applications
+        self.volume = volume
+        self.isActiveInput = isActiveInput
+        self.isStandBy = isStandBy
+        rawStatus = RawStatus(messageText: messageText)
+    }
+
+    /// Whether two statuses have the same fields and the same `raw` object.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.applications == rhs.applications && lhs.volume == rhs.volume && lhs.isActiveInput == rhs.isActiveInput
+            && lhs.isStandBy == rhs.isStandBy && (lhs.rawStatus === rhs.rawStatus || lhs.raw == rhs.raw)
+    }
+
+    /// Hashes the decoded fields (equal statuses have equal fields).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(applications)
+        hasher.combine(volume)
+        hasher.combine(isActiveInput)
+        hasher.combine(isStandBy)
     }
 
     /// Decodes a whole RECEIVER_STATUS message payload.
