@@ -55,16 +55,18 @@ enum Decode {
                 blackHole(try MediaStatusMessage(json: json).first)
             }),
             // What the sender's connection and media channel do with one MEDIA_STATUS reply: the
-            // early completion reads its requestId, the in-order delivery its type (each a
-            // CastChannelMessage reading the envelope from the bytes), the channel decodes it from bytes.
+            // connection's machine wraps it in one CastChannelMessage and reads its requestId (to
+            // complete the request) and its type (routing), each from the bytes as far as needed and
+            // kept by the message; the media channel decodes the status from the bytes.
             ("sender_reply", {
                 var buffer = frame
                 var decoder = CastFrameDecoder()
                 guard let message = try decoder.decodeFrame(from: &buffer), let text = message.text else {
                     throw BenchError("frame did not decode")
                 }
-                blackHole(CastChannelMessage(message).requestId)
-                blackHole(CastChannelMessage(message).type)
+                let routed = CastChannelMessage(message)
+                blackHole(routed.requestId)
+                blackHole(routed.type)
                 blackHole(try MediaStatusMessage(utf8: text.utf8).first)
             }),
             // The same before routing read envelopes: one tree per message, shared, then decoded from the tree.
