@@ -30,8 +30,8 @@ public final class CastMediaQueue: Sendable {
         let messages = media.messages
         let task = Task { [weak self] in
             for await message in messages {
-                guard let self, let json = message.json else { continue }
-                self.handle(json)
+                guard let self else { return }
+                self.handle(message)
             }
         }
         follower.withLock { $0 = task }
@@ -99,6 +99,13 @@ public final class CastMediaQueue: Sendable {
 
     private func handle(_ json: JSONValue) {
         let (changes, effects) = state.withLock { $0.apply(json) }
+        publish(changes)
+        perform(effects)
+    }
+
+    /// A message of the media channel; a MEDIA_STATUS is read from its bytes.
+    private func handle(_ message: CastChannelMessage) {
+        let (changes, effects) = state.withLock { $0.apply(message) }
         publish(changes)
         perform(effects)
     }

@@ -1,3 +1,4 @@
+import CastChannels
 import CastJSON
 import CastMedia
 
@@ -92,6 +93,19 @@ public struct QueueModelState: Sendable {
         }
     }
 
+    /// Applies a message of the media namespace as `apply(_:)` with a `JSONValue` applies its JSON, but reads a
+    /// MEDIA_STATUS (what a receiver sends most, a few kilobytes each) from the message's bytes without
+    /// building a tree, as the media channel does. A status with no readable entry, and every other
+    /// message, is applied from its JSON.
+    public mutating func apply(_ message: CastChannelMessage) -> (changes: [QueueModelChange], effects: [Effect]) {
+        // `type` as routing reads it (`responseType` when there is no `type`); a MEDIA_STATUS names itself in `type`.
+        if message.type == "MEDIA_STATUS", let text = message.text, let status = (try? MediaStatusMessage(utf8: text.utf8))?.first {
+            return applyStatus(status)
+        }
+        guard let json = message.json else { return ([], []) }
+        return apply(json)
+    }
+
     /// Applies a message of the media namespace.
     public mutating func apply(_ json: JSONValue) -> (changes: [QueueModelChange], effects: [Effect]) {
         switch json["type"]?.stringValue {
@@ -163,6 +177,11 @@ public struct QueueModelState: Sendable {
             self = QueueModelState(cacheCapacity: cache.capacity)
             return (hadQueue ? [.cleared] : [], [])
         }
+        return applyStatus(status)
+    }
+
+    /// Applies the first entry of a MEDIA_STATUS.
+    private mutating func applyStatus(_ status: MediaStatus) -> (changes: [QueueModelChange], effects: [Effect]) {
         var changes: [QueueModelChange] = []
         var effects: [Effect] = []
         if status.mediaSessionId != mediaSessionId {

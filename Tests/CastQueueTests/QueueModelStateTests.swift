@@ -1,6 +1,8 @@
 import CastMediaTestSupport
 import CastJSON
 import CastMedia
+import CastChannels
+import CastTransport
 import Testing
 
 @testable import CastQueue
@@ -15,6 +17,11 @@ struct QueueModelStateTests {
             ["itemId": .number(Double(id)), "media": ["contentId": .string("c\(id)"), "contentType": "audio/mpeg"]]
         })
         return ["type": "MEDIA_STATUS", "status": [entry]]
+    }
+
+    /// `json` as a media channel delivers it: a text payload on the media namespace.
+    static func delivered(_ json: JSONValue) -> CastChannelMessage {
+        CastChannelMessage(CastMessage(sourceId: "t1", destinationId: "sender-0", namespace: CastNamespace.media.rawValue, json: json))
     }
 
     static func change(_ type: String, _ ids: [Int], before: Int? = nil) -> JSONValue {
@@ -115,6 +122,21 @@ struct QueueModelStateTests {
         #expect(model.apply(Self.status(session: 2, current: 9)).effects == [.fetchItemIds])
     }
 
+    @Test("statuses read from the channel's messages: an empty one clears, an unreadable one changes nothing")
+    func statusesFromMessages() {
+        var model = QueueModelState()
+        _ = model.apply(Self.delivered(Self.status(session: 1, current: 2, items: [1, 2, 3])))
+        _ = model.apply(Self.delivered(Self.itemIds([1, 2, 3, 4])))
+        #expect(model.apply(Self.delivered(Self.status(session: 1, current: 3, items: [2, 3, 4]))).changes == [
+            .currentItemChanged(current: 3, loading: nil, preloaded: nil), .itemsLoaded(itemIds: [2, 3, 4]),
+        ])
+        #expect(model.apply(Self.delivered(["type": "MEDIA_STATUS", "status": [5]])).changes.isEmpty)
+        #expect(model.apply(Self.delivered(["type": "MEDIA_STATUS", "status": "none"])).changes.isEmpty)
+        #expect(model.itemIds == [1, 2, 3, 4])
+        #expect(model.apply(Self.delivered(["type": "MEDIA_STATUS", "status": []])).changes == [.cleared])
+        #expect(model.itemIds.isEmpty && model.currentItemId == nil)
+    }
+
     /// A reference queue edited at random the way a receiver does it; the model, fed only the
     /// receiver's messages, always agrees with it.
     @Test(arguments: [7, 99, 2024, 31337, 5] as [UInt64])
@@ -125,7 +147,9 @@ struct QueueModelStateTests {
         var current = 1
         var session = 1
         var model = QueueModelState(cacheCapacity: 10)
+        var twin = model
         var pendingIdFetch = model.apply(Self.status(session: session, current: current)).effects.contains(.fetchItemIds)
+        _ = twin.apply(Self.delivered(Self.status(session: session, current: current)))
         for step in 0..<500 {
             var message: JSONValue
             var newSession = false
@@ -169,6 +193,7 @@ struct QueueModelStateTests {
                     message = Self.status(session: session, current: current)
                 } else {
                     let index = Int.random(in: 0..<max(1, model.itemCount), using: &random)
+                    _ = twin.item(at: index)
                     if case .fetchItems(let ids)? = model.item(at: index).effect {
                         #expect(ids.count <= QueueModelState.batchSize)
                         message = Self.items(ids.filter { reference.contains($0) })
@@ -177,7 +202,10 @@ struct QueueModelStateTests {
                     }
                 }
             }
-            let effects = model.apply(message).effects
+            let (changes, effects) = model.apply(message)
+            // The same message as the channel delivers it, a MEDIA_STATUS read from its bytes: the same outcome.
+            let twinOutcome = twin.apply(Self.delivered(message))
+            #expect(twinOutcome.changes == changes && twinOutcome.effects == effects, "seed \(seed) step \(step): \(message)")
             if effects.contains(.fetchItemIds) {
                 // The changes alone keep the model exact: only a new session needs the ids fetched.
                 #expect(newSession, "seed \(seed) step \(step): unexpected id reload after \(message)")
@@ -186,9 +214,11 @@ struct QueueModelStateTests {
             if pendingIdFetch {
                 // Deliver the answer to an outstanding id fetch before comparing.
                 _ = model.apply(Self.itemIds(reference))
+                _ = twin.apply(Self.delivered(Self.itemIds(reference)))
                 pendingIdFetch = false
             }
             #expect(model.itemIds == reference, "seed \(seed) step \(step)")
+            #expect(twin.itemIds == model.itemIds && twin.cachedItemIds == model.cachedItemIds)
             if model.itemIds != reference { return }
             for id in model.cachedItemIds { #expect(reference.contains(id)) }
         }
