@@ -22,6 +22,27 @@ import Foundation
         }
     }
 
+    /// Reads `bytes` as a QUEUE_ITEMS message's `items` twice — from the bytes with the pull reader and
+    /// through a ``JSONValue`` tree with `QueueItem(json:)` per element (the reference) — and traps unless
+    /// both give the same items (or none), or both find the bytes malformed.
+    public static func compareQueueItemsDecoders(_ bytes: UnsafeRawBufferPointer) {
+        let input = bytes.bindMemory(to: UInt8.self)
+        let fast = Result { () throws(JSONError) -> [QueueItem]? in try QueueItem.queueItems(utf8: input) }
+        let reference = Result { () throws(JSONError) -> [QueueItem]? in
+            try JSONValue(parsing: Data(input))["items"]?.arrayValue?.compactMap { try? QueueItem(json: $0) }
+        }
+        switch (fast, reference) {
+        case (.success(let fast), .success(let reference)):
+            precondition(fast == reference, "the byte reader and the tree disagree:\n\(String(describing: fast))\n\(String(describing: reference))")
+        case (.failure(let fast), .failure(let reference)):
+            precondition(fast.code == reference.code, "the byte reader failed with \(fast), the tree with \(reference)")
+        case (.success(let fast), .failure(let reference)):
+            preconditionFailure("the byte reader accepted what the tree rejects (\(reference)): \(String(describing: fast))")
+        case (.failure(let fast), .success(let reference)):
+            preconditionFailure("the byte reader rejected (\(fast)) what the tree accepts: \(String(describing: reference))")
+        }
+    }
+
     /// Both decoders' outcomes for `bytes`: the byte reader's, then the tree's.
     public static func statusDecoderOutcomes(
         _ bytes: UnsafeBufferPointer<UInt8>

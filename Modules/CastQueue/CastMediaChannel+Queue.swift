@@ -193,10 +193,10 @@ extension CastMediaChannel {
     /// Items by id (QUEUE_GET_ITEMS), as many as the receiver returns.
     public func queueFetchItems(_ itemIds: [Int]) async throws(CastMediaError) -> [QueueItem] {
         let reply = try await request(["type": "QUEUE_GET_ITEMS", "itemIds": Self.ids(itemIds)], needsSession: true)
-        guard reply.type == "QUEUE_ITEMS", let items = reply.json?["items"]?.arrayValue else {
+        guard reply.type == "QUEUE_ITEMS", let items = QueueModelState.queueItems(in: reply) else {
             throw CastMediaError(code: .unexpectedReply, message: "Expected QUEUE_ITEMS, got \(reply.type ?? "no type")")
         }
-        return items.compactMap { try? QueueItem(json: $0) }
+        return items
     }
 
     // MARK: - Helpers

@@ -94,16 +94,28 @@ public struct QueueModelState: Sendable {
     }
 
     /// Applies a message of the media namespace as `apply(_:)` with a `JSONValue` applies its JSON, but reads a
-    /// MEDIA_STATUS (what a receiver sends most, a few kilobytes each) from the message's bytes without
-    /// building a tree, as the media channel does. A status with no readable entry, and every other
-    /// message, is applied from its JSON.
+    /// MEDIA_STATUS (what a receiver sends most, a few kilobytes each) and QUEUE_ITEMS from the message's
+    /// bytes without building a tree, as the media channel does. A status with no readable entry, and every
+    /// other message, is applied from its JSON. The message's kind is its `type` as routing reads it
+    /// (`responseType` when there is no `type`, which no receiver sends with these two).
     public mutating func apply(_ message: CastChannelMessage) -> (changes: [QueueModelChange], effects: [Effect]) {
-        // `type` as routing reads it (`responseType` when there is no `type`); a MEDIA_STATUS names itself in `type`.
-        if message.type == "MEDIA_STATUS", let text = message.text, let status = (try? MediaStatusMessage(utf8: text.utf8))?.first {
-            return applyStatus(status)
+        switch message.type {
+        case "MEDIA_STATUS":
+            if let text = message.text, let status = (try? MediaStatusMessage(utf8: text.utf8))?.first { return applyStatus(status) }
+        case "QUEUE_ITEMS":
+            if message.text != nil { return (store(Self.queueItems(in: message) ?? []), []) }
+        default:
+            break
         }
         guard let json = message.json else { return ([], []) }
         return apply(json)
+    }
+
+    /// The `items` of a QUEUE_ITEMS message, read from its bytes when it is text (elements that are not
+    /// items skipped); `nil` when it has no `items` array or is not JSON.
+    static func queueItems(in message: CastChannelMessage) -> [QueueItem]? {
+        if let text = message.text { return (try? QueueItem.queueItems(utf8: text.utf8)) ?? nil }
+        return message.json?["items"]?.arrayValue?.compactMap { try? QueueItem(json: $0) }
     }
 
     /// Applies a message of the media namespace.

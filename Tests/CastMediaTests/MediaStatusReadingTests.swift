@@ -230,3 +230,39 @@ struct MediaStatusReadingTests {
         }
     }
 }
+
+/// QUEUE_ITEMS read from the payload's bytes (`QueueItem.queueItems(utf8:)`) against the tree: the items
+/// of the last `items` array, elements that are not objects skipped, each as `QueueItem(json:)` reads it.
+@Suite("QUEUE_ITEMS from bytes matches the tree decoder")
+struct QueueItemsReadingTests {
+    static func outcomes(_ text: String) -> (bytes: Result<[QueueItem]?, JSONError>, tree: Result<[QueueItem]?, JSONError>) {
+        let fast = Result { () throws(JSONError) -> [QueueItem]? in try QueueItem.queueItems(utf8: Array(text.utf8)) }
+        let tree = Result { () throws(JSONError) -> [QueueItem]? in
+            try JSONValue(parsing: text)["items"]?.arrayValue?.compactMap { try? QueueItem(json: $0) }
+        }
+        return (fast, tree)
+    }
+
+    @Test("the same items, or none, or the same error", arguments: [
+        #"{"type":"QUEUE_ITEMS","requestId":4,"items":[{"itemId":1,"autoplay":true,"media":{"contentId":"a.mp3","contentType":"audio/mpeg","metadata":{"metadataType":3,"title":"A"}}},{"itemId":2,"orderId":1,"customData":{"k":1}}]}"#,
+        #"{"items":[5],"items":[null,{"itemId":"x","media":7},{"itemId":2,"activeTrackIds":[1,"2"],"extra":{}},[],{"media":{"contentId":"a"},"media":{"contentId":"b","tracks":[{"trackId":1}]}}]}"#,
+        #"{"items":{"itemId":1}}"#, #"{"items":[{"itemId":1}],"items":7}"#, #"[{"items":[]}]"#, #"{"type":"QUEUE_ITEMS"}"#,
+        #"{"items":[{"itemId":1}"#, #"{"items":[{"startTime":1e400}]}"#,
+    ])
+    func sameAsTheTree(text: String) throws {
+        let (fast, tree) = Self.outcomes(text)
+        switch (fast, tree) {
+        case (.success(let fast), .success(let tree)): #expect(fast == tree)
+        case (.failure(let fast), .failure(let tree)): #expect(fast.code == tree.code)
+        default: Issue.record("the byte reader gave \(fast), the tree \(tree)")
+        }
+    }
+
+    @Test("items read from bytes keep what the tree keeps")
+    func fields() throws {
+        let items = try #require(try QueueItem.queueItems(utf8: Array(#"{"items":[7,{"itemId":3,"preloadTime":5,"media":{"contentId":"x","contentType":"video/mp4"},"orderId":2,"custom":true}]}"#.utf8)))
+        #expect(items.count == 1)
+        #expect(items[0].itemId == 3 && items[0].preloadTime == 5 && items[0].orderId == 2 && items[0].media?.contentId == "x")
+        #expect(items[0].additionalFields["custom"] == true)
+    }
+}

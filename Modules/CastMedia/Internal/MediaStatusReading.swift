@@ -568,3 +568,49 @@ extension QueueData {
         return data
     }
 }
+
+extension QueueItem {
+    private enum ItemsMember: Int, CaseIterable { case items }
+    private static let itemsMembers = JSONKeySet(ItemsMember.allCases.map { "\($0)" })
+
+    /// Reads the `items` of a QUEUE_ITEMS message from its JSON text (UTF-8), with the result of
+    /// `JSONValue(parsing: bytes)["items"]?.arrayValue?.compactMap { try? QueueItem(json: $0) }` but
+    /// without building the tree: the last `items` member decides, elements that are not objects are
+    /// skipped.
+    /// - Returns: `nil` when the message has no `items` array.
+    /// - Throws: `JSONError` `malformed` when the bytes are not JSON.
+    package static func queueItems(utf8 bytes: some Collection<UInt8>) throws(JSONError) -> [QueueItem]? {
+        try JSONPullReader.read(bytes) { reader throws(JSONError) -> [QueueItem]? in
+            guard try reader.peek() == .object else {
+                try reader.skipValue()
+                return nil
+            }
+            var items: [QueueItem]?
+            var repeated = RepeatedMedia()
+            var more = try reader.beginObject()
+            while more {
+                let key = try reader.readKey()
+                switch itemsMembers.index(of: key).flatMap(ItemsMember.init(rawValue:)) {
+                case .items:
+                    if try reader.peek() == .array {
+                        items = try reader.readable { reader throws(JSONError) -> QueueItem? in
+                            guard try reader.peek() == .object else {
+                                try reader.skipValue()
+                                return nil
+                            }
+                            var item = blank
+                            try readMembers(from: &reader, repeated: &repeated, into: &item)
+                            return item
+                        }
+                    } else {
+                        try reader.skipValue()
+                        items = nil
+                    }
+                case nil: try reader.skipValue()
+                }
+                more = try reader.endMember()
+            }
+            return items
+        }
+    }
+}
