@@ -49,8 +49,10 @@ build() {
   # that varies from build to build, and the frontend got only the last one: half the builds had no coverage instrumentation
   # (libFuzzer ran blind) and the other half no AddressSanitizer. The combined flag, added last,
   # always wins; `--sanitize` stays so that SwiftPM links libFuzzer's `main`.
+  # The manifest lists Sources/ at evaluation time; SwiftPM's manifest cache is keyed by the manifest's
+  # text, so a cached evaluation would miss a target directory added since (`--manifest-cache none`).
   local log; log=$(mktemp)
-  if ! swift build --package-path Tests/Fuzz --scratch-path "$scratch" -c "$configuration" \
+  if ! swift build --package-path Tests/Fuzz --scratch-path "$scratch" -c "$configuration" --manifest-cache none \
       --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address >"$log" 2>&1; then
     grep -vE "^\[|^Building|^Compiling|prohibited flag" "$log" || true
     rm -f "$log"; echo "fuzz: build failed"; exit 1
