@@ -82,11 +82,9 @@ struct ReceiverDescriptorLimitTests {
         // More raw TCP connections than descriptors, all in the backlog at once (a loopback connect
         // completes in the kernel); they never speak TLS.
         let raw = try (0..<40).map { _ in try RawTCPConnection(port: flooded == .cast ? port : eurekaPort) }
-        var text = ""
-        for _ in 0..<600 where !text.contains("pausing accept") {
-            try await Task.sleep(for: .milliseconds(50))  // the log is a file: read it again
-            text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        }
+        // The log is a file: inotify wakes the wait when the receiver writes to it (30 s is a safety net).
+        _ = await FileLineWatch.firstLine(in: log.path, until: .now + .seconds(30)) { $0.contains("pausing accept") }
+        var text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         let freeWhenPaused = Self.freeDescriptors(pid: receiver.pid, limit: maximum) ?? -1
         try #require(text.contains("pausing accept"), "no accept pause logged; \(freeWhenPaused) descriptors free (limit \(maximum)); log: \(text.suffix(2000))")
         #expect(text.contains("reason=descriptorReserve"), "log: \(text.suffix(2000))")
