@@ -119,16 +119,11 @@ final class FaultLab: @unchecked Sendable {
         return (fds.count, kib)
     }
 
-    /// Waits until the file at `path` holds a line satisfying `predicate` (polled every 20 ms, at most `limit`).
-    static func waitForFile(_ path: String, limit: Duration = .seconds(30), _ predicate: (Substring) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8), text.split(separator: "\n").contains(where: predicate) {
-                return true
-            }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return false
+    /// Waits until the file at `path` (a receiver's `--log`) holds a line satisfying `predicate`,
+    /// woken by inotify when the file changes; `false` if none has after `limit` (a safety net, not
+    /// a timing assertion).
+    static func waitForFile(_ path: String, limit: Duration = .seconds(30), _ predicate: @escaping @Sendable (Substring) -> Bool) async -> Bool {
+        await FileLineWatch.firstLine(in: path, until: .now + limit, where: predicate) != nil
     }
 
     static func format(_ seconds: Double) -> String { String(format: "%.2f", seconds) }
