@@ -127,9 +127,11 @@ struct LabDiscoveryTests {
                                          "id=22222222222222222222222222222222", "fn=Living Room", "md=Castor Emulator"])
         let published = await second.next { $0["published"] != nil || $0["error"] != nil }
         var names = ["a": "Living Room", "b": try #require(published?["published"] as? String, "\(second.transcript)")]
-        // Until the late conflict is settled (100 × 100 ms is a safety net, not a timing check).
-        for _ in 0..<100 where names["a"] == names["b"] {
-            try await Task.sleep(for: .milliseconds(100))
+        // A late conflict is settled when the loser's avahi-daemon confirms its alternative name,
+        // which the tool prints as {"registered": NAME}: await that line from either host, then
+        // ask both for their names (`firstToPrint`'s 30 s is a safety net, not a timing check).
+        if names["a"] == names["b"] {
+            _ = await LabProcess.firstToPrint([first, second]) { ($0["registered"] as? String).map { $0 != "Living Room" } ?? false }
             names = ["a": await Self.registeredName(first) ?? "", "b": await Self.registeredName(second) ?? ""]
         }
         #expect(Set(names.values) == ["Living Room", "Living Room #2"], "a: \(first.transcript) b: \(second.transcript)")

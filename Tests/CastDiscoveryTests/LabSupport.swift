@@ -143,6 +143,13 @@ final class LabProcess: @unchecked Sendable {
     private let continuation: AsyncStream<String>.Continuation
     private var iterator: AsyncStream<String>.AsyncIterator
     private(set) var transcript: [String] = []
+    /// Every line the process printed so far, read or not (at most ``printedCap``, the newest kept),
+    /// for ``firstToPrint(_:limit:where:)``.
+    private var printed: [String] = []
+    static let printedCap = 10_000
+    /// Left by the reaper thread once the process has exited and been reaped (`waitpid` on its pid).
+    private let exitGroup = DispatchGroup()
+    /// Whether the reaper has reaped the process (under `lock`).
     private var exited = false
     private let lock = NSLock()
 
@@ -165,7 +172,7 @@ final class LabProcess: @unchecked Sendable {
         inputFD = stdinPipe[1]
         let readFD = stdoutPipe[0]
         let continuation = self.continuation
-        Thread.detachNewThread {
+        Thread.detachNewThread { [self] in
             var buffer = [UInt8]()
             var chunk = [UInt8](repeating: 0, count: 65_536)
             while true {
@@ -174,12 +181,27 @@ final class LabProcess: @unchecked Sendable {
                 if count <= 0 { break }
                 buffer += chunk[..<count]
                 while let newline = buffer.firstIndex(of: 10) {
-                    continuation.yield(String(decoding: buffer[..<newline], as: UTF8.self))
+                    let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                    lock.withLock {
+                        printed.append(line)
+                        if printed.count > Self.printedCap { printed.removeFirst(printed.count - Self.printedCap) }
+                    }
+                    continuation.yield(line)
+                    ChangeSignal.shared.bump()
                     buffer.removeSubrange(...newline)
                 }
             }
             close(readFD)
             continuation.finish()
+        }
+        // The reaper: a blocking waitpid on this pid alone, so ending the process awaits its exit
+        // (``end()`` waits on `exitGroup` with a deadline) instead of polling for it.
+        exitGroup.enter()
+        Thread.detachNewThread { [self] in
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            lock.withLock { exited = true }
+            exitGroup.leave()
         }
     }
 
@@ -225,33 +247,42 @@ final class LabProcess: @unchecked Sendable {
         try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
     }
 
-    /// Waits for the process to exit (after ``closeInput()``) and reaps it.
-    func waitForExit() {
-        lock.withLock {
-            guard !exited else { return }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            exited = true
+    /// The first of `processes` to print a JSON line satisfying `predicate` (already printed, read
+    /// or not, or still to come), awaited without consuming anyone's lines; `nil` when none has
+    /// after `limit` (a safety net so a broken lab fails instead of hanging, not a timing check).
+    static func firstToPrint(_ processes: [LabProcess], limit: Duration = .seconds(30),
+                             where predicate: @escaping ([String: Any]) -> Bool) async -> LabProcess? {
+        func printer() -> LabProcess? {
+            processes.first { process in
+                process.lock.withLock { process.printed }.contains { object($0).map(predicate) ?? false }
+            }
         }
+        // Each line a process prints bumps ChangeSignal.shared, so the condition is re-read then.
+        guard await ChangeSignal.shared.wait(for: { printer() != nil }, until: .now + limit) else { return nil }
+        return printer()
     }
 
-    /// Ends the process if it still runs: close stdin, give it a moment to clean up (it
-    /// withdraws its advertisement), then SIGTERM to this PID only, and reap it.
+    /// Waits for the process to exit (after ``closeInput()``); it is reaped by its reaper thread.
+    /// Gives up after `limit` (a safety net: the tools exit at stdin EOF), leaving it to ``end()``.
+    func waitForExit(limit: Duration = .seconds(30)) {
+        _ = exitGroup.wait(timeout: .now() + Self.seconds(limit))
+    }
+
+    /// Ends the process if it still runs: close stdin and give it up to 3 s to clean up (it
+    /// withdraws its advertisement), then SIGTERM to this PID only and up to 3 s more, then
+    /// SIGKILL. Each step waits for the reaper's exit event, not in a loop of sleeps.
     func end() {
         closeInput()
-        lock.withLock {
-            guard !exited else { return }
-            var status: Int32 = 0
-            for _ in 0..<300 where waitpid(pid, &status, WNOHANG) == 0 { usleep(10_000) }
-            if waitpid(pid, &status, WNOHANG) == 0 {
-                kill(pid, SIGTERM)
-                for _ in 0..<300 where waitpid(pid, &status, WNOHANG) == 0 { usleep(10_000) }
-                if waitpid(pid, &status, WNOHANG) == 0 {
-                    kill(pid, SIGKILL)
-                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                }
-            }
-            exited = true
+        for signal in [SIGTERM, SIGKILL] {
+            if exitGroup.wait(timeout: .now() + 3) == .success { return }
+            // Signal only while not reaped (a reaped pid may already belong to another process).
+            lock.withLock { if !exited { kill(pid, signal) } }
         }
+        // SIGKILL cannot be ignored, so the exit follows; the deadline only guards against a hang.
+        _ = exitGroup.wait(timeout: .now() + 30)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

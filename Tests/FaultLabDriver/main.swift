@@ -17,6 +17,7 @@
 import CastDiscovery
 import Castor
 import Foundation
+import Observation
 
 struct Arguments {
     var host: String?
@@ -89,11 +90,28 @@ func target(_ arguments: Arguments, _ cast: Cast) async throws -> CastDevice {
                           endpoints: [CastDeviceEndpoint(address: host, family: family, port: arguments.port)])
     }
     let id = try CastDeviceID(parsing: arguments.device ?? "")
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-        if let device = cast.devices.first(where: { $0.id == id && !$0.endpoints.isEmpty }) { return device }
-        try await Task.sleep(for: .milliseconds(100))
+    // `Cast.devices` is observable: read it again each time the browser changes it.
+    let (changes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    let deadline = Task {
+        try? await Task.sleep(for: .seconds(30))
+        continuation.finish()
     }
+    defer {
+        deadline.cancel()
+        continuation.finish()
+    }
+    var iterator = changes.makeAsyncIterator()
+    repeat {
+        // `Cast` announces a change once its list is updated, so the value read after the wake-up is the new one.
+        // The record with its IPv4 address: the lab's receivers listen on IPv4 only, and avahi also
+        // announces the host's IPv6 link-local address, which can be resolved first.
+        let device = withObservationTracking {
+            cast.devices.first { $0.id == id && $0.endpoints.contains { $0.family == .ipv4 } }
+        } onChange: {
+            continuation.yield()
+        }
+        if let device { return device }
+    } while await iterator.next() != nil
     throw DriverError("no device \(id) found over mDNS within 30 s")
 }
 

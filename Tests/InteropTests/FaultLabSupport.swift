@@ -96,6 +96,26 @@ final class FaultLab: @unchecked Sendable {
         return line.flatMap { try? JSONValue(parsing: $0) }
     }
 
+    /// The next `reconnecting` event of `child` (castctl `--json` or the façade driver) after those
+    /// it has printed so far whose attempt is the second or later: the sender has tried the device
+    /// at least once and failed. `nil` when the output ends first.
+    static func failedReconnectAttempt(_ child: ChildProcess) async -> JSONValue? {
+        @Sendable func retry(_ line: String) -> Bool {
+            guard let value = try? JSONValue(parsing: line), value["event"]?.stringValue == "reconnecting" else { return false }
+            return (value["attempt"]?.doubleValue ?? 0) >= 2
+        }
+        let earlier = child.output.filter(retry).count
+        let seen = Mutex(0)
+        let line = await Self.line(child) { line in
+            guard retry(line) else { return false }
+            return seen.withLock { seen in
+                seen += 1
+                return seen > earlier
+            }
+        }
+        return line.flatMap { try? JSONValue(parsing: $0) }
+    }
+
     /// The media position, title, playback rate and active track ids the receiver at `host:port`
     /// reports now: the status a PLAY (which changes nothing while it plays) is answered with, from a
     /// separate castctl.
@@ -119,16 +139,11 @@ final class FaultLab: @unchecked Sendable {
         return (fds.count, kib)
     }
 
-    /// Waits until the file at `path` holds a line satisfying `predicate` (polled every 20 ms, at most `limit`).
-    static func waitForFile(_ path: String, limit: Duration = .seconds(30), _ predicate: (Substring) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8), text.split(separator: "\n").contains(where: predicate) {
-                return true
-            }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return false
+    /// Waits until the file at `path` (a receiver's `--log`) holds a line satisfying `predicate`,
+    /// woken by inotify when the file changes; `false` if none has after `limit` (a safety net, not
+    /// a timing assertion).
+    static func waitForFile(_ path: String, limit: Duration = .seconds(30), _ predicate: @escaping @Sendable (Substring) -> Bool) async -> Bool {
+        await FileLineWatch.firstLine(in: path, until: .now + limit, where: predicate) != nil
     }
 
     static func format(_ seconds: Double) -> String { String(format: "%.2f", seconds) }

@@ -102,7 +102,8 @@ struct FaultLabTests {
               + "rejoined \(String(format: "%.2f", Self.seconds(rejoinedAt - undropped))) s after the rules were removed "
               + "at position \(rejoined?["position"]?.doubleValue ?? -1)")
 
-        // 2. kill -9, restart after 3 s: the same content again, at the position extrapolated to the loss.
+        // 2. kill -9, restart once castctl has found the device gone (an attempt refused): the same
+        //    content again, at the position extrapolated to the loss.
         let before = rejoined?["position"]?.doubleValue ?? 0
         let beforeAt = rejoinedAt
         let killedAt = ContinuousClock.now
@@ -115,7 +116,7 @@ struct FaultLabTests {
         }
         let detectedAgain = ContinuousClock.now
         #expect(lostAgain != nil)
-        try await Task.sleep(for: .seconds(3))
+        #expect(await FaultLab.failedReconnectAttempt(cast) != nil, "\(cast.output)")
         let restartedAt = ContinuousClock.now
         receiver = try await startReceiver()
         let resumed = await event(cast, "resumed")
