@@ -58,12 +58,19 @@ import Testing
         // Kill the device and bring a fresh one up on the same port.
         await first.stop()
         try await waitUntil("reconnecting") { if case .reconnecting = cast.connectionState { true } else { false } }
-        // The port is free again once `stop()` has returned: it closed the listener (bound with
-        // SO_REUSEADDR, so the old connections' TIME_WAIT does not hold the port), and the port is
-        // below the ephemeral range, so no outgoing connection (the sender dialling it, a loopback
-        // self-connect, a test running in parallel) can be handed it. One bind, no retry.
-        let second = CastReceiver(configuration: CastReceiverConfiguration(name: "Phoenix", id: id, port: port))
-        try await second.start()
+        // The port is free again once the old listener has closed; while the sender keeps dialling it,
+        // a connect can briefly hold it (a loopback self-connect), so retry the bind a bounded number of times.
+        var restarted: CastReceiver?
+        for _ in 0..<100 where restarted == nil {
+            let candidate = CastReceiver(configuration: CastReceiverConfiguration(name: "Phoenix", id: id, port: port))
+            do {
+                try await candidate.start()
+                restarted = candidate
+            } catch {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let second = try #require(restarted, "could not listen on \(port) again")
         // The sender reconnects, finds the session gone (a restarted device runs no app), launches
         // the app again and reloads what it knew at the moment of loss: the queue and the position.
         try await waitUntil("resumed on the restarted device") {
