@@ -227,7 +227,7 @@ public final class CastConnection: Sendable {
             case .connectPlugin(let handle, let link):
                 handle.mailbox.yield(.connect(context(handle, link)))
             case .deliver(let handle, let link, let message):
-                let limit = configuration.pluginBacklogLimit
+                let limit = max(1, configuration.pluginBacklogLimit)
                 if handle.backlog.admit(limit: limit) {
                     handle.mailbox.yield(.message(context(handle, link), message))
                 } else {
@@ -284,7 +284,9 @@ public final class CastConnection: Sendable {
 
     /// Queues a message as is, behind every message decided before it.
     /// - Throws: `.messageTooLarge` (nothing queued), the connection's end, or `.connectionLost`
-    ///   when the transport refused a send.
+    ///   when the transport is closed, or refused a message this call handed over. (When another
+    ///   thread is already handing messages over, it sends this one too, in order; a refusal then
+    ///   is logged, and only a closed transport is reported here.)
     func send(_ message: CastMessage) throws(CastChannelError) {
         let size = message.encodedSize
         guard size <= CastFrame.maxBodySize else {
@@ -303,7 +305,8 @@ public final class CastConnection: Sendable {
 
     /// Hands the outbox to the transport in order, unless another thread is doing so already (it
     /// sends what was added here too, in order).
-    /// - Returns: the transport's first send failure, if one happened by now.
+    /// - Returns: the failure that closed the transport, if one happened by now, else the first
+    ///   refusal of a message this call handed over.
     @discardableResult
     func flushOutbox() -> CastTransportError? {
         var batch: [CastMessage] = []
@@ -314,14 +317,20 @@ public final class CastConnection: Sendable {
             return .none
         }
         if case .some(let failure) = claim { return failure }
+        var refusal: CastTransportError?
         while true {
             for message in batch {
                 do {
                     try transport.send(message)
                 } catch {
                     logger.warning("Cannot send \(message.namespace) to \(message.destinationId): \(error)")
-                    state.withLock { state in
-                        if state.sendFailure == nil { state.sendFailure = error }
+                    refusal = refusal ?? error
+                    // Only a closed transport fails every later send; another transport's one-off
+                    // refusal fails only this message.
+                    if error.code == .closed || transport.closeReason != nil {
+                        state.withLock { state in
+                            if state.sendFailure == nil { state.sendFailure = error }
+                        }
                     }
                 }
             }
@@ -337,7 +346,7 @@ public final class CastConnection: Sendable {
             }
             if let done {
                 for waiter in done.waiters { waiter.fulfil(.success(())) }
-                return done.failure
+                return done.failure ?? refusal
             }
         }
     }

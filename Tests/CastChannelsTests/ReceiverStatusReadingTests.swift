@@ -94,8 +94,11 @@ struct ReceiverStatusReadingTests {
 
     @Test("raw is parsed once, on first use, and setting it replaces it")
     func rawIsLazy() throws {
-        var status = try Self.same(#"{"status":{"volume":{"level":0.5},"extra":[1,2]}}"#)
+        var status = try #require(ReceiverStatus(messageText: #"{"status":{"volume":{"level":0.5},"extra":[1,2]}}"#))
+        let copy = status
+        #expect(!status.rawIsParsed, "reading the fields did not build the tree")
         #expect(status.raw["extra"] == [1, 2])
+        #expect(copy.rawIsParsed, "copies share the one parse")
         status.raw = ["replaced": true]
         #expect(status.raw == ["replaced": true])
         #expect(status.volume.level == 0.5, "the decoded fields stay as read")

@@ -75,3 +75,44 @@ struct ConnectionSendOrderTests {
         #expect(transport.taken.withLock { $0 }.suffix(2) == ["CLOSE app-x", "CLOSE receiver-0"], "close sends CLOSE before the transport closes")
     }
 }
+
+/// A transport that refuses one kind of message (as a transport with a smaller frame limit would) and
+/// passes everything else on.
+final class RefusingTransport: CastTransport {
+    let inner: InMemoryCastTransport
+    let refused: String
+
+    init(_ inner: InMemoryCastTransport, refusing type: String) {
+        self.inner = inner
+        refused = type
+    }
+
+    var inbound: AsyncThrowingStream<CastMessage, any Error> { inner.inbound }
+    func deliverInbound(to handler: @escaping @Sendable (CastInboundEvent) -> Void) { inner.deliverInbound(to: handler) }
+    var closeReason: CastTransportError? { inner.closeReason }
+    var peerDescription: String { inner.peerDescription }
+    func close() async { await inner.close() }
+
+    func send(_ message: CastMessage) throws(CastTransportError) {
+        if message.json?["type"]?.stringValue == refused { throw CastTransportError(code: .io, message: "refused \(refused)") }
+        try inner.send(message)
+    }
+}
+
+@Suite("CastConnection send failures")
+struct ConnectionSendFailureTests {
+    @Test("a transport's one-off refusal fails that message only; the connection goes on")
+    func aRefusalFailsOnlyItsMessage() async throws {
+        let device = FakeDevice()
+        let connection = CastConnection(
+            transport: RefusingTransport(device.senderEnd, refusing: "BIG"), configuration: CastConnectionConfiguration(deviceAuthPolicy: .off))
+        try await connection.start()
+        let big = CastMessage(sourceId: "sender-0", destinationId: "receiver-0", namespace: FakeDevice.chatNamespace, json: ["type": "BIG"])
+        let error = #expect(throws: CastChannelError.self) { try connection.send(big) }
+        #expect(error?.code == .connectionLost)
+        let small = CastMessage(sourceId: "sender-0", destinationId: "receiver-0", namespace: FakeDevice.chatNamespace, json: ["type": "SMALL"])
+        #expect(throws: Never.self) { try connection.send(small) }
+        #expect(try await connection.receiver.getStatus().applications.isEmpty, "requests still work")
+        await connection.close()
+    }
+}

@@ -230,6 +230,9 @@ final class RawStatus: Sendable {
         parsed = Mutex(nil)
     }
 
+    /// Whether the tree is there (given, or parsed already).
+    var isParsed: Bool { parsed.withLock { $0 != nil } }
+
     var value: JSONValue {
         if let tree = parsed.withLock({ $0 }) { return tree }
         // The text was read as a message with a status object, so it parses and has one.

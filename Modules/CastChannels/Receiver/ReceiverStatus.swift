@@ -98,6 +98,8 @@ public struct ReceiverStatus: Sendable, Hashable {
         set { rawStatus = RawStatus(tree: newValue) }
     }
     private var rawStatus: RawStatus
+    /// Whether ``raw`` is a tree already (for tests of the lazy parse).
+    var rawIsParsed: Bool { rawStatus.isParsed }
 
     /// The first application that is not the idle screen.
     public var runningApp: Application? { applications.first { !$0.isIdleScreen } }
