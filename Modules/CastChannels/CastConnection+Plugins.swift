@@ -15,9 +15,12 @@ extension CastConnection {
         let backlog = PluginBacklog()
         let handle = PluginHandle(key: key, plugin: plugin, mailbox: mailbox, backlog: backlog)
         var refusal: CastChannelError?
+        var generation = 0
         let actions = machine { machine in
             do throws(CastChannelError) {
-                return try machine.add(handle, key: key, namespace: plugin.namespace.rawValue, endpoint: plugin.endpoint)
+                let actions = try machine.add(handle, key: key, namespace: plugin.namespace.rawValue, endpoint: plugin.endpoint)
+                generation = machine.generation(of: key) ?? 0
+                return actions
             } catch {
                 refusal = error
                 return []
@@ -29,12 +32,14 @@ extension CastConnection {
                 switch call {
                 case .connect(let context):
                     await plugin.channelDidConnect(context)
-                    self?.connectDelivered(key, context: context)
+                    self?.connectDelivered(key, generation: generation, context: context)
                 case .message(let context, let message):
                     await plugin.channel(context, didReceive: message)
                     backlog.taken()
                 case .disconnect(let context, let reason):
-                    self?.state.withLock { $0.machine.disconnectDelivered(key: key, link: Self.link(of: context)) }
+                    self?.state.withLock {
+                        $0.machine.disconnectDelivered(key: key, generation: generation, link: Self.link(of: context))
+                    }
                     await plugin.channelDidDisconnect(context, reason: reason)
                 }
             }
@@ -115,8 +120,8 @@ extension CastConnection {
         return (try? await done.value()) ?? false
     }
 
-    func connectDelivered(_ key: ObjectIdentifier, context: CastChannelContext) {
-        perform(machine { $0.connectDelivered(key: key, link: Self.link(of: context)) })
+    func connectDelivered(_ key: ObjectIdentifier, generation: Int, context: CastChannelContext) {
+        perform(machine { $0.connectDelivered(key: key, generation: generation, link: Self.link(of: context)) })
     }
 
     static func link(of context: CastChannelContext) -> Machine.Link {

@@ -218,6 +218,29 @@ struct ConnectionStateMachineTests {
                 "a task waiting for a removed plugin fails at once, not at its deadline")
     }
 
+    @Test("what a removed registration's mailbox still delivers does not touch the plugin added again")
+    func anEarlierRegistrationCannotTouchTheNewOne() throws {
+        var machine = try Self.running()
+        let key = ObjectIdentifier(Types.self)
+        _ = machine.openVirtualConnection(to: "receiver-0")
+        _ = machine.received(Self.receiverStatus(apps: [("t1", "s1")]), now: .zero)
+        _ = try machine.add("media", key: key, namespace: Self.media, endpoint: .application)
+        let first = try #require(machine.generation(of: key))
+        let link = try #require(machine.link(for: key))
+        _ = machine.remove(key: key)
+        _ = try machine.add("media", key: key, namespace: Self.media, endpoint: .application)
+        let second = try #require(machine.generation(of: key))
+        #expect(second != first)
+        #expect(try machine.waitUntilConnected(key: key, namespace: Self.media, waiter: 1) == nil)
+        // The old mailbox reports its connect and its disconnect late: neither counts for the new slot.
+        #expect(machine.connectDelivered(key: key, generation: first, link: link).isEmpty)
+        #expect(Self.describe(machine.connectDelivered(key: key, generation: second, link: link)) == ["resume media [1] t1"])
+        machine.disconnectDelivered(key: key, generation: first, link: link)
+        #expect(try machine.waitUntilConnected(key: key, namespace: Self.media, waiter: 2) == link, "still connected")
+        machine.disconnectDelivered(key: key, generation: second, link: link)
+        #expect(try machine.waitUntilConnected(key: key, namespace: Self.media, waiter: 3) == nil)
+    }
+
     @Test func aPluginThatFellBehindIsDroppedAndTheConnectionGoesOn() throws {
         var machine = try Self.running()
         let key = ObjectIdentifier(Types.self)

@@ -49,6 +49,9 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
         /// Set when the plugin's `channelDidConnect` has returned.
         package var delivered: Link?
         package var connectWaiters: [Types.ConnectWaiter] = []
+        /// Which `add` of the plugin this is: a plugin removed and added again gets a new slot, and
+        /// what its old mailbox still delivers must not touch the new one.
+        package var generation = 0
     }
 
     /// What the shell carries out.
@@ -90,6 +93,8 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
     package private(set) var phase = Phase.idle
     package private(set) var virtualConnections: Set<String> = []
     package private(set) var plugins: [ObjectIdentifier: PluginSlot] = [:]
+    /// The generation the last added plugin got.
+    private var nextGeneration = 0
     package private(set) var receiverStatus: ReceiverStatus?
     package var deviceAuthStatus = CastDeviceAuthStatus.notChecked
     private var tracker: RequestTracker<Reply>
@@ -365,7 +370,8 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
         guard plugins[key] == nil, !clash else {
             throw CastChannelError(code: .invalidNamespace, message: "A channel for \(namespace) is already added")
         }
-        plugins[key] = PluginSlot(handle: handle, namespace: namespace, endpoint: endpoint)
+        nextGeneration += 1
+        plugins[key] = PluginSlot(handle: handle, namespace: namespace, endpoint: endpoint, generation: nextGeneration)
         guard isRunning else { return [] }
         if endpoint == .platform { return connectPlatformPlugins() }
         if let receiverStatus { return reconcilePlugins(with: receiverStatus) }
@@ -420,18 +426,25 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
         return nil
     }
 
-    /// The plugin's `channelDidConnect` for `link` returned.
-    package mutating func connectDelivered(key: ObjectIdentifier, link: Link) -> [Action] {
-        guard let slot = plugins[key], slot.link?.transportId == link.transportId else { return [] }
+    /// The plugin's `channelDidConnect` for `link` returned; ignored when `generation` is not the
+    /// plugin's current one (a call its earlier, removed registration still delivered).
+    package mutating func connectDelivered(key: ObjectIdentifier, generation: Int? = nil, link: Link) -> [Action] {
+        guard let slot = plugins[key], generation.map({ $0 == slot.generation }) ?? true,
+            slot.link?.transportId == link.transportId
+        else { return [] }
         plugins[key]?.delivered = link
         plugins[key]?.connectWaiters = []
         return slot.connectWaiters.isEmpty ? [] : [.resumeConnectWaiters(slot.handle, slot.connectWaiters, .success(link))]
     }
 
-    /// The plugin is about to be told of the disconnect of `link`.
-    package mutating func disconnectDelivered(key: ObjectIdentifier, link: Link) {
-        if plugins[key]?.delivered?.transportId == link.transportId { plugins[key]?.delivered = nil }
+    /// The plugin is about to be told of the disconnect of `link`; ignored for another generation.
+    package mutating func disconnectDelivered(key: ObjectIdentifier, generation: Int? = nil, link: Link) {
+        guard let slot = plugins[key], generation.map({ $0 == slot.generation }) ?? true else { return }
+        if slot.delivered?.transportId == link.transportId { plugins[key]?.delivered = nil }
     }
+
+    /// The generation of the plugin under `key` (see `PluginSlot.generation`); `nil` when it is not added.
+    package func generation(of key: ObjectIdentifier) -> Int? { plugins[key]?.generation }
 
     /// Connects every platform plugin not yet connected.
     package mutating func connectPlatformPlugins() -> [Action] {
