@@ -7,9 +7,22 @@ import Testing
 
 @testable import CastChannels
 
+/// A test transport wrapping one end of an in-memory pair: everything but `send` goes to it.
+protocol ForwardingTransport: CastTransport {
+    var inner: InMemoryCastTransport { get }
+}
+
+extension ForwardingTransport {
+    var inbound: AsyncThrowingStream<CastMessage, any Error> { inner.inbound }
+    func deliverInbound(to handler: @escaping @Sendable (CastInboundEvent) -> Void) { inner.deliverInbound(to: handler) }
+    var closeReason: CastTransportError? { inner.closeReason }
+    var peerDescription: String { inner.peerDescription }
+    func close() async { await inner.close() }
+}
+
 /// A transport whose `send` of one chosen message does not return until the test releases it,
 /// and which records each message when its `send` returns, that is, when the transport has taken it.
-final class GatedTransport: CastTransport {
+final class GatedTransport: ForwardingTransport {
     let inner: InMemoryCastTransport
     let taken = Mutex<[String]>([])
     private let hold: @Sendable (CastMessage) -> Bool
@@ -30,11 +43,6 @@ final class GatedTransport: CastTransport {
     /// Lets the held send go on.
     func letGo() { release.signal() }
 
-    var inbound: AsyncThrowingStream<CastMessage, any Error> { inner.inbound }
-    func deliverInbound(to handler: @escaping @Sendable (CastInboundEvent) -> Void) { inner.deliverInbound(to: handler) }
-    var closeReason: CastTransportError? { inner.closeReason }
-    var peerDescription: String { inner.peerDescription }
-    func close() async { await inner.close() }
 
     func send(_ message: CastMessage) throws(CastTransportError) {
         if hold(message), held.withLock({ held in
@@ -78,7 +86,7 @@ struct ConnectionSendOrderTests {
 
 /// A transport that refuses one kind of message (as a transport with a smaller frame limit would) and
 /// passes everything else on.
-final class RefusingTransport: CastTransport {
+final class RefusingTransport: ForwardingTransport {
     let inner: InMemoryCastTransport
     let refused: String
 
@@ -87,11 +95,6 @@ final class RefusingTransport: CastTransport {
         refused = type
     }
 
-    var inbound: AsyncThrowingStream<CastMessage, any Error> { inner.inbound }
-    func deliverInbound(to handler: @escaping @Sendable (CastInboundEvent) -> Void) { inner.deliverInbound(to: handler) }
-    var closeReason: CastTransportError? { inner.closeReason }
-    var peerDescription: String { inner.peerDescription }
-    func close() async { await inner.close() }
 
     func send(_ message: CastMessage) throws(CastTransportError) {
         if message.json?["type"]?.stringValue == refused { throw CastTransportError(code: .io, message: "refused \(refused)") }

@@ -16,13 +16,18 @@ struct SendOrderTests {
         CastMessage(sourceId: "sender-0", destinationId: "receiver-0", namespace: namespace, json: ["type": .string(type)])
     }
 
-    @Test("a message sent on the event loop does not overtake one another thread sent before it")
-    func aLoopSendQueuesBehindAnEarlierSend() async throws {
+    /// Our TLS transport connected to an OpenSSL server, handshake done, no session tickets.
+    static func connected() async throws -> (OpenSSLPeer, TLSCastTransport) {
         let peer = try await OpenSSLPeer.withTestCertificate(.server, version: "1.3", tickets: 0)
         async let connecting = TLSCastTransport.connect(host: "127.0.0.1", port: peer.port)
         try await peer.run("accept")
         _ = try await peer.run("handshake")
-        let transport = try await connecting
+        return (peer, try await connecting)
+    }
+
+    @Test("a message sent on the event loop does not overtake one another thread sent before it")
+    func aLoopSendQueuesBehindAnEarlierSend() async throws {
+        let (peer, transport) = try await Self.connected()
         let (turns, turn) = AsyncStream<Void>.makeStream()
         let firstSent = DispatchSemaphore(value: 0)
         let waited = Mutex<DispatchTimeoutResult?>(nil)
@@ -53,11 +58,7 @@ struct SendOrderTests {
 
     @Test("messages from several threads at once arrive whole and each thread's in its order")
     func concurrentSendersKeepTheirOrder() async throws {
-        let peer = try await OpenSSLPeer.withTestCertificate(.server, version: "1.3", tickets: 0)
-        async let connecting = TLSCastTransport.connect(host: "127.0.0.1", port: peer.port)
-        try await peer.run("accept")
-        _ = try await peer.run("handshake")
-        let transport = try await connecting
+        let (peer, transport) = try await Self.connected()
         // Replies to the device's PINGs come from the event loop meanwhile.
         transport.deliverInbound { event in
             guard case .message = event else { return }
