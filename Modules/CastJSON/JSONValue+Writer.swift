@@ -36,7 +36,7 @@ extension JSONValue {
         bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
-    private static func write(number: Double, into bytes: inout [UInt8]) {
+    static func write(number: Double, into bytes: inout [UInt8]) {
         guard number.isFinite else {
             append("null", to: &bytes)
             return
@@ -67,7 +67,7 @@ extension JSONValue {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    private static func write(string: String, into bytes: inout [UInt8]) {
+    static func write(string: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in

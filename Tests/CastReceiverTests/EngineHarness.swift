@@ -99,8 +99,16 @@ struct PlayerHarness {
             object["requestId"] = JSONValue(nextRequestId)
             nextRequestId += 1
         }
-        return player.handle(type: object["type"]?.stringValue ?? "", request: RequestFields(object),
-                             requestId: object["requestId"]!.intValue!, now: now)
+        let outputs = player.handle(type: object["type"]?.stringValue ?? "", request: RequestFields(object),
+                                    requestId: object["requestId"]!.intValue!, now: now)
+        checkStatusText()
+        return outputs
+    }
+
+    /// Every state the harness reaches: the status the model writes as text is the tree's text.
+    func checkStatusText(sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(player.statusText(requestId: 7, at: now) == player.status(requestId: 7, at: now).serialized(),
+                sourceLocation: sourceLocation)
     }
 
     /// A request with the current mediaSessionId.
@@ -114,7 +122,9 @@ struct PlayerHarness {
     @discardableResult
     mutating func advance(by duration: Duration) -> [AppOutput] {
         now += duration
-        return player.advance(to: now)
+        let outputs = player.advance(to: now)
+        checkStatusText()
+        return outputs
     }
 
     var status: JSONValue? { player.status(requestId: 0, at: now)["status"]?[0] }
@@ -125,6 +135,7 @@ extension Array where Element == AppOutput {
         compactMap { output in
             switch output {
             case .reply(let json), .broadcast(let json), .pendingReply(_, let json): json
+            case .broadcastText: output.broadcastJSON
             case .fetch: nil
             }
         }
@@ -133,7 +144,7 @@ extension Array where Element == AppOutput {
         compactMap { if case .reply(let json) = $0 { json } else { nil } }
     }
     var broadcasts: [JSONValue] {
-        compactMap { if case .broadcast(let json) = $0 { json } else { nil } }
+        compactMap(\.broadcastJSON)
     }
     func first(type: String) -> JSONValue? { messages.first { $0["type"]?.stringValue == type } }
     /// The first status entry of the last MEDIA_STATUS.
@@ -150,4 +161,15 @@ func media(_ url: String, duration: Double? = nil, tracks: JSONValue? = nil) -> 
 
 func items(_ count: Int, duration: Double = 10, prefix: String = "http://h/") -> JSONValue {
     .array((0..<count).map { ["media": media("\(prefix)\($0).mp4", duration: duration)] })
+}
+
+extension AppOutput {
+    /// A broadcast's JSON, whether the model built it as a tree or wrote it as text (which must parse).
+    var broadcastJSON: JSONValue? {
+        switch self {
+        case .broadcast(let json): json
+        case .broadcastText(let text): try? JSONValue(parsing: text)
+        default: nil
+        }
+    }
 }

@@ -15,7 +15,7 @@ struct MediaPlayerTests {
         let loaded = media("http://h/a.mp4", duration: 100)
         let out = h.request(["type": "LOAD", "requestId": 45, "media": loaded, "customData": ["k": 1], "sessionId": "x"])
         #expect(out.count == 1)
-        guard case .broadcast(let status) = out[0] else { Issue.record("LOAD status must be broadcast"); return }
+        guard let status = out[0].broadcastJSON else { Issue.record("LOAD status must be broadcast"); return }
         #expect(status["type"] == "MEDIA_STATUS" && status["requestId"] == 45)
         let entry = try #require(status["status"]?[0])
         #expect(entry["mediaSessionId"] == 1 && entry["playerState"] == "PLAYING" && entry["currentTime"] == 0)

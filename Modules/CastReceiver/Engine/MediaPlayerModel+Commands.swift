@@ -36,7 +36,7 @@ extension MediaPlayerModel {
             session.rebase(at: now)
             session.playerState = type == "PLAY" ? "PLAYING" : "PAUSED"
             self.session = session
-            return [.broadcast(status(requestId: requestId, at: now))]
+            return [statusBroadcast(requestId: requestId, at: now)]
         case "STOP":
             let session = try requireSession(request)
             self.session = nil
@@ -60,7 +60,7 @@ extension MediaPlayerModel {
             shuffle(&session)
             self.session = session
             return [
-                .broadcast(status(requestId: requestId, at: now)),
+                statusBroadcast(requestId: requestId, at: now),
                 .broadcast(queueChange(requestId: requestId, type: "UPDATE", itemIds: session.items.map(\.itemId))),
             ]
         case "QUEUE_REMOVE": return try queueRemove(request, requestId: requestId, now: now)
@@ -205,7 +205,7 @@ extension MediaPlayerModel {
             ]
         }
         session = state
-        return outputs + [.broadcast(status(requestId: requestId, at: now))]
+        return outputs + [statusBroadcast(requestId: requestId, at: now)]
     }
 
     /// Gives each new item the next item id of the app session, and a duration when it has none.
@@ -271,7 +271,7 @@ extension MediaPlayerModel {
         if let state { session.playerState = state }
         session.preloadedItemId = nil
         self.session = session
-        return [.broadcast(status(requestId: requestId, at: now))]
+        return [statusBroadcast(requestId: requestId, at: now)]
     }
 
     private mutating func setPlaybackRate(_ request: RequestFields, requestId: Int, now: Duration) throws(RequestFailure) -> [AppOutput] {
@@ -288,7 +288,7 @@ extension MediaPlayerModel {
         session.rebase(at: now)
         session.playbackRate = rate
         self.session = session
-        return [.broadcast(status(requestId: requestId, at: now))]
+        return [statusBroadcast(requestId: requestId, at: now)]
     }
 
     private mutating func setStreamVolume(_ request: RequestFields, requestId: Int, now: Duration) throws(RequestFailure) -> [AppOutput] {
@@ -300,7 +300,7 @@ extension MediaPlayerModel {
         guard level != nil || muted != nil else { throw .invalidParams }
         if let level { volumeLevel = min(1, max(0, level)) }
         if let muted { isMuted = muted }
-        return [.broadcast(status(requestId: requestId, at: now))]
+        return [statusBroadcast(requestId: requestId, at: now)]
     }
 
     private mutating func editTracks(_ request: RequestFields, requestId: Int, now: Duration) throws(RequestFailure) -> [AppOutput] {
@@ -340,7 +340,7 @@ extension MediaPlayerModel {
             session.items[session.currentIndex].fields = fields
         }
         self.session = session
-        return [.broadcast(status(requestId: requestId, at: now))]
+        return [statusBroadcast(requestId: requestId, at: now)]
     }
 
     mutating func shuffle(_ session: inout MediaSessionState) {

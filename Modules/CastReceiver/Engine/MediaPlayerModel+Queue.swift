@@ -27,7 +27,7 @@ extension MediaPlayerModel {
         if let target, let index = session.index(of: target) {
             return move(to: index, at: now, requestId: requestId, position: currentTime) + [queueChanged]
         }
-        return [.broadcast(status(requestId: requestId, at: now)), queueChanged]
+        return [statusBroadcast(requestId: requestId, at: now), queueChanged]
     }
 
     mutating func queueUpdate(_ request: RequestFields, requestId: Int, now: Duration) throws(RequestFailure) -> [AppOutput] {
@@ -80,7 +80,7 @@ extension MediaPlayerModel {
             seeked.preloadedItemId = nil
             self.session = seeked
         }
-        return [.broadcast(status(requestId: requestId, at: now))] + outputs
+        return [statusBroadcast(requestId: requestId, at: now)] + outputs
     }
 
     mutating func queueRemove(_ request: RequestFields, requestId: Int, now: Duration) throws(RequestFailure) -> [AppOutput] {
@@ -94,7 +94,7 @@ extension MediaPlayerModel {
             throw .invalidParams
         }
         guard !removed.isEmpty else {
-            return [.broadcast(status(requestId: requestId, at: now))]
+            return [statusBroadcast(requestId: requestId, at: now)]
         }
         let change = AppOutput.broadcast(queueChange(requestId: requestId, type: "REMOVE", itemIds: removed))
         let currentRemoved = removing.contains(session.currentItemId)
@@ -120,7 +120,7 @@ extension MediaPlayerModel {
             if next >= session.items.count { next = session.repeatMode.wraps ? 0 : session.items.count - 1 }
             return move(to: next, at: now, requestId: requestId, position: currentTime) + [change]
         }
-        return [.broadcast(status(requestId: requestId, at: now)), change]
+        return [statusBroadcast(requestId: requestId, at: now), change]
     }
 
     mutating func queueReorder(_ request: RequestFields, requestId: Int, now: Duration) throws(RequestFailure) -> [AppOutput] {
@@ -148,6 +148,6 @@ extension MediaPlayerModel {
         if let currentItemId, let index = session.index(of: currentItemId), currentItemId != session.currentItemId {
             return move(to: index, at: now, requestId: requestId, position: currentTime) + [change]
         }
-        return [.broadcast(status(requestId: requestId, at: now)), change]
+        return [statusBroadcast(requestId: requestId, at: now), change]
     }
 }

@@ -55,6 +55,91 @@ struct MediaPlayerModel: Sendable {
         return mediaStatus(requestId: requestId, entries: [entry(session, at: now, options: options)])
     }
 
+    /// The MEDIA_STATUS of ``status(requestId:at:options:)`` as a broadcast, written as text straight
+    /// from the state: the same bytes as the tree's `serialized()`, with each queue item's text kept
+    /// from when it last changed (a status goes out for every command, and its items are most of it).
+    func statusBroadcast(requestId: Int, at now: Duration) -> AppOutput {
+        .broadcastText(statusText(requestId: requestId, at: now))
+    }
+
+    /// The text of ``status(requestId:at:options:)`` with `options` 0 (see ``statusBroadcast(requestId:at:)``).
+    func statusText(requestId: Int, at now: Duration) -> String {
+        var writer = JSONTextWriter(capacity: 512 + (session?.items.first?.text.count ?? 0) * 4)
+        writer.beginObject()
+        writer.key("requestId")
+        writer.number(Double(requestId))
+        writer.key("status")
+        writer.beginArray()
+        if let session {
+            writer.element()
+            writeEntry(session, at: now, into: &writer)
+        }
+        writer.endArray()
+        writer.key("type")
+        writer.string("MEDIA_STATUS")
+        writer.endObject()
+        return writer.text
+    }
+
+    /// ``entry(_:at:options:)`` with `options` 0, its members written in sorted key order.
+    private func writeEntry(_ session: MediaSessionState, at now: Duration, into writer: inout JSONTextWriter) {
+        writer.beginObject()
+        if let active = session.activeTrackIds {
+            writer.key("activeTrackIds")
+            writer.beginArray()
+            for id in active {
+                writer.element()
+                writer.number(Double(id))
+            }
+            writer.endArray()
+        }
+        writer.key("currentItemId")
+        writer.number(Double(session.currentItemId))
+        writer.key("currentTime")
+        writer.number(session.currentTime(at: now))
+        if let customData = session.customData {
+            writer.key("customData")
+            writer.value(customData)
+        }
+        let index = session.currentIndex
+        writer.key("items")
+        writer.beginArray()
+        for item in session.items[max(0, index - 1)...min(session.items.count - 1, index + 1)] {
+            writer.element()
+            writer.raw(item.text)
+        }
+        writer.endArray()
+        writer.key("media")
+        writer.raw(session.items[index].mediaText)
+        writer.key("mediaSessionId")
+        writer.number(Double(session.mediaSessionId))
+        writer.key("playbackRate")
+        writer.number(session.playbackRate)
+        writer.key("playerState")
+        writer.string(session.playerState)
+        if let preloaded = session.preloadedItemId {
+            writer.key("preloadedItemId")
+            writer.number(Double(preloaded))
+        }
+        if var queueData = session.queueData {
+            queueData["repeatMode"] = .string(session.repeatMode.rawValue)
+            writer.key("queueData")
+            writer.value(.object(queueData))
+        }
+        writer.key("repeatMode")
+        writer.string(session.repeatMode.rawValue)
+        writer.key("supportedMediaCommands")
+        writer.number(Double(supportedCommands(session)))
+        writer.key("volume")
+        writer.beginObject()
+        writer.key("level")
+        writer.number(volumeLevel)
+        writer.key("muted")
+        writer.bool(isMuted)
+        writer.endObject()
+        writer.endObject()
+    }
+
     var streamVolume: JSONValue { ["level": JSONValue(volumeLevel), "muted": JSONValue(isMuted)] }
 
     func supportedCommands(_ session: MediaSessionState) -> Int {
@@ -129,7 +214,7 @@ struct MediaPlayerModel: Sendable {
                 var updated = session
                 updated.preloadedItemId = updated.items[updated.autoAdvanceIndex!].itemId
                 self.session = updated
-                outputs.append(.broadcast(status(requestId: 0, at: preload)))
+                outputs.append(statusBroadcast(requestId: 0, at: preload))
             } else if let end {
                 outputs += finishItem(at: end)
             } else {
@@ -181,7 +266,7 @@ struct MediaPlayerModel: Sendable {
         session.activeTrackIds = item.activeTrackIds
         session.preloadedItemId = nil
         self.session = session
-        return [.broadcast(status(requestId: requestId, at: now))]
+        return [statusBroadcast(requestId: requestId, at: now)]
     }
 
     func loadFailed(requestId: Int, itemId: Int, detailedErrorCode: Int = 104) -> JSONValue {

@@ -4,6 +4,8 @@ import CastJSON
 enum AppOutput: Sendable, Hashable {
     case reply(JSONValue)
     case broadcast(JSONValue)
+    /// A broadcast already written as JSON text (a MEDIA_STATUS: ``MediaPlayerModel/statusBroadcast(requestId:at:)``).
+    case broadcastText(String)
     /// Fetch this content, then report back with the plan's token (media fetching on).
     case fetch(MediaFetchPlan)
     /// A reply to the sender of the request held under `token` (not the current requester).
@@ -33,14 +35,41 @@ enum RepeatMode: String, Sendable, Hashable {
 struct MediaQueueItem: Sendable, Hashable {
     var itemId: Int
     /// The item's members as sent, with `itemId` and `autoplay` filled in.
-    var fields: [String: JSONValue]
+    var fields: [String: JSONValue] {
+        didSet { derive() }
+    }
+    /// The compact JSON text of ``json`` and of `media`, and ``duration``: written or computed when
+    /// ``fields`` change, not for every MEDIA_STATUS that carries the item (a status is sent for every
+    /// command, and the item's media is most of its text).
+    private(set) var text: [UInt8] = []
+    private(set) var mediaText: [UInt8] = []
+    private(set) var duration: Double?
+
+    init(itemId: Int, fields: [String: JSONValue]) {
+        self.itemId = itemId
+        self.fields = fields
+        derive()
+    }
+
+    private mutating func derive() {
+        text = Array(json.serialized().utf8)
+        mediaText = Array(JSONValue.object(media).serialized().utf8)
+        duration = computedDuration
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.itemId == rhs.itemId && lhs.fields == rhs.fields }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(itemId)
+        hasher.combine(fields)
+    }
 
     var json: JSONValue { .object(fields) }
     var media: [String: JSONValue] { fields["media"]?.objectValue ?? [:] }
     /// The URL the device would fetch: `contentUrl`, else `contentId`.
     var url: String { media["contentUrl"]?.stringValue ?? media["contentId"]?.stringValue ?? "" }
     /// How long the item plays: `playbackDuration`, else the media's `duration`; `nil` for open-ended media.
-    var duration: Double? {
+    private var computedDuration: Double? {
         let full = media["duration"].flatMap(Lenient.number).flatMap { $0 >= 0 ? $0 : nil }
         if let limit = fields["playbackDuration"].flatMap(Lenient.number), limit >= 0 {
             let start = startTime

@@ -215,7 +215,12 @@ struct ReceiverEngine: Sendable {
 
     /// Queues `json` for every socket holding a virtual connection to `local`, addressed to `*`.
     mutating func broadcast(_ json: JSONValue, from local: String, namespace: String) {
-        let envelope = Envelope(sourceId: local, destinationId: Wire.broadcastId, namespace: namespace, json: json)
+        broadcast(text: json.serialized(), from: local, namespace: namespace)
+    }
+
+    /// Queues `text` (JSON) for every socket holding a virtual connection to `local`, addressed to `*`.
+    mutating func broadcast(text: String, from local: String, namespace: String) {
+        let envelope = Envelope(sourceId: local, destinationId: Wire.broadcastId, namespace: namespace, payload: .string(text))
         for socket in sockets.keys.sorted() where sockets[socket]!.connections.keys.contains(where: { $0.local == local }) {
             actions.append(.send(socket: socket, envelope))
         }
@@ -278,6 +283,8 @@ struct ReceiverEngine: Sendable {
                 }
             case .broadcast(let json):
                 broadcast(json, from: app.transportId, namespace: namespace)
+            case .broadcastText(let text):
+                broadcast(text: text, from: app.transportId, namespace: namespace)
             case .fetch(var plan):
                 plan.sessionId = app.sessionId
                 if let requester { fetchRequesters[FetchKey(sessionId: app.sessionId, token: plan.token)] = requester }
