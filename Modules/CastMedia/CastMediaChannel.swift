@@ -54,9 +54,10 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// Internal (not private) so a test can hold it while a status reader is cancelled.
     let state: Mutex<State>
     private let messageBroadcaster = CastBroadcaster<CastChannelMessage>()
-    /// The last MEDIA_STATUS text decoded and its result, held while decoding: a reply reaches both
-    /// the request that awaited it and the plugin callback, and is decoded once.
-    private let decodeLock = Mutex<(text: String, message: MediaStatusMessage?)?>(nil)
+    /// The last MEDIA_STATUS text decoded and its result: a reply reaches both the request that awaited it
+    /// and the plugin callback, and the second to ask usually finds it decoded (the lock is never held
+    /// while decoding, so neither waits for the other).
+    private let decodeCache = Mutex<(text: String, message: MediaStatusMessage?)?>(nil)
     /// The deadline for each command; `nil` uses the connection's request timeout.
     public let timeout: Duration?
     /// Whether the channel asks for the media status (GET_STATUS) each time it connects to an app.
@@ -169,7 +170,7 @@ public final class CastMediaChannel: CastChannelPlugin {
 
     /// Applies statuses and publishes every message.
     public func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async {
-        if message.type == "MEDIA_STATUS", let decoded = decodeStatus(message) {
+        if let decoded = decodeStatus(message) {
             receive(decoded.first, text: message.text, isReply: (decoded.requestId ?? 0) != 0)
         }
         messageBroadcaster.yield(message)
@@ -240,20 +241,26 @@ public final class CastMediaChannel: CastChannelPlugin {
         for id in terminated { state.subscribers.removeValue(forKey: id) }
     }
 
-    /// The MEDIA_STATUS in `message`, decoded at most once per message text.
+    /// The MEDIA_STATUS in `message` (`nil` when its type is another, or it does not decode), decoded
+    /// once per message text unless two threads ask for it at the same moment.
     private func decodeStatus(_ message: CastChannelMessage) -> MediaStatusMessage? {
-        guard let text = message.text else { return message.json.flatMap { try? MediaStatusMessage(json: $0) } }
-        // One decode per reply: the request that awaited it and the plugin callback ask for the same
-        // text at about the same time on different threads; the second waits for the first's result
-        // (a decode is tens of microseconds) instead of decoding again beside it.
-        return decodeLock.withLock { last in
-            if let last, last.text == text { return last.message }
-            // Straight from the payload's bytes: no JSON tree is built for a status.
-            var bytes = text
-            let decoded = bytes.withUTF8 { try? MediaStatusMessage(utf8: $0) }
-            last = (text, decoded)
-            return decoded
+        guard let text = message.text else {
+            guard message.type == "MEDIA_STATUS" else { return nil }
+            return message.json.flatMap { try? MediaStatusMessage(json: $0) }
         }
+        // The request that awaited the reply and the plugin callback ask for the same text at about the
+        // same time on different threads. Whichever comes second takes the first's result when it is
+        // there, and otherwise decodes beside it instead of sleeping on a lock until the other is done:
+        // the awaiting request is a command's round trip, and a sleep and wake-up cost it more than a
+        // decode (tens of microseconds on a virtual machine's idle core).
+        if let last = decodeCache.withLock({ $0 }), last.text == text { return last.message }
+        // Straight from the payload's bytes, the routing type in the same pass: no JSON tree is
+        // built for a status, and it is walked once.
+        var bytes = text
+        let routed = bytes.withUTF8 { try? MediaStatusMessage.routed(utf8: $0) }
+        let decoded = routed?.type == "MEDIA_STATUS" ? routed?.message : nil
+        decodeCache.withLock { $0 = (text, decoded) }
+        return decoded
     }
 
     // MARK: - Requests
@@ -291,7 +298,7 @@ public final class CastMediaChannel: CastChannelPlugin {
         }
         // A MEDIA_STATUS is decoded from its bytes, without a JSON tree; anything else (or a status
         // that does not decode) may be an error reply, read from the tree.
-        if reply.type == "MEDIA_STATUS", let status = record(reply: reply) { return (reply, status) }
+        if let status = record(reply: reply) { return (reply, status) }
         guard let replyJSON = reply.json else {
             throw CastMediaError(code: .unexpectedReply, message: "The reply to \(type) is not JSON")
         }

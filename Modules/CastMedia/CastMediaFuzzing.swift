@@ -13,6 +13,11 @@ import Foundation
         switch outcomes {
         case (.success(let fast), .success(let reference)):
             precondition(fast == reference, "the byte reader and the tree disagree:\n\(fast)\n\(reference)")
+            // The routing type read in the same pass is the envelope's.
+            let routed = try? MediaStatusMessage.routed(utf8: input)
+            let type = JSONEnvelope.type(in: input)
+            precondition(routed?.message == fast && routed?.type == type,
+                         "the one-pass read gives type \(String(describing: routed?.type)), the envelope \(String(describing: type))")
         case (.failure(let fast), .failure(let reference)):
             precondition(fast.code == reference.code, "the byte reader failed with \(fast), the tree with \(reference)")
         case (.success(let fast), .failure(let reference)):

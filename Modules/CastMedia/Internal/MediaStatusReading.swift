@@ -20,19 +20,34 @@ extension MediaStatusMessage {
     /// - Throws: `JSONError`: `malformed` when the bytes are not JSON, `typeMismatch` when the value is not
     ///   an object.
     package init(utf8 bytes: some Collection<UInt8>) throws(JSONError) {
-        self = try JSONPullReader.read(bytes) { reader throws(JSONError) in try Self(reading: &reader) }
+        self = try JSONPullReader.read(bytes) { reader throws(JSONError) in try Self.read(from: &reader).message }
     }
 
-    private enum Member: Int, CaseIterable { case requestId, status }
+    /// Reads a message from its JSON text (UTF-8) in one pass, with its routing type: what
+    /// `CastChannelMessage.type` says of the same text (the first `type` that is a string, else the last
+    /// such `responseType`) when the text is JSON. A sender learns both from one walk over the status
+    /// instead of two (`type` sorts after `status`, so reading it alone skips the whole status first).
+    /// - Throws: as ``init(utf8:)``.
+    package static func routed(utf8 bytes: some Collection<UInt8>) throws(JSONError) -> (type: String?, message: MediaStatusMessage) {
+        try JSONPullReader.read(bytes) { reader throws(JSONError) in try read(from: &reader) }
+    }
+
+    private enum Member: Int, CaseIterable { case requestId, status, type, responseType }
     private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
 
     init(reading reader: inout JSONPullReader) throws(JSONError) {
+        self = try Self.read(from: &reader).message
+    }
+
+    private static func read(from reader: inout JSONPullReader) throws(JSONError) -> (type: String?, message: MediaStatusMessage) {
         guard try reader.peek() == .object else {
             let value = try reader.readValue()
             throw JSONError(code: .typeMismatch, message: "MediaStatusMessage must be a JSON object, not \(value.shortDescription)")
         }
         var requestId: Int?
         var status: [MediaStatus] = []
+        var type: String?
+        var responseType: String?
         var repeated = RepeatedMedia()
         var more = try reader.beginObject()
         while more {
@@ -41,11 +56,15 @@ extension MediaStatusMessage {
             case .requestId: requestId = try reader.lenientInt()
             case .status:
                 status = try MediaStatus.readArray(from: &reader, repeated: &repeated)
+            case .type:
+                let value = try reader.lenientString()
+                if type == nil { type = value }
+            case .responseType: responseType = try reader.lenientString() ?? responseType
             case nil: try reader.skipValue()
             }
             more = try reader.endMember()
         }
-        self.init(requestId: requestId, status: status)
+        return (type ?? responseType, MediaStatusMessage(requestId: requestId, status: status))
     }
 }
 

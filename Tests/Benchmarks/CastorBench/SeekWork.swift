@@ -12,7 +12,7 @@ import NIOCore
 /// - receiver: a SEEK frame decoded, handed to the emulated receiver's engine (playing the benchmark's
 ///   media), its MEDIA_STATUS reply framed: what `CastReceiver` does per request.
 /// - sender: the SEEK built and framed (`CastMediaChannel.seek`'s request), then that reply's frame decoded, its
-///   envelope read for routing and its MEDIA_STATUS decoded from the bytes: what `CastConnection` and
+///   requestId read for routing and its MEDIA_STATUS decoded from the bytes with its type, in one pass: what `CastConnection` and
 ///   `CastMediaChannel` do per command.
 enum SeekWork {
     static func run(_ arguments: Arguments) throws {
@@ -71,8 +71,10 @@ enum SeekWork {
                 guard let message = try decoder.decodeFrame(from: &buffer) else { throw BenchError("frame did not decode") }
                 let routed = CastChannelMessage(message)
                 Decode.blackHole(routed.requestId)
-                Decode.blackHole(routed.type)
-                Decode.blackHole(try MediaStatusMessage(utf8: (message.text ?? "").utf8).first)
+                // The media channel reads the routing type in the same pass as the status.
+                let reply = try MediaStatusMessage.routed(utf8: (message.text ?? "").utf8)
+                Decode.blackHole(reply.type)
+                Decode.blackHole(reply.message.first)
             }
         default:
             throw BenchError("--side is sender or receiver")
