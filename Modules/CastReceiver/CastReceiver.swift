@@ -56,7 +56,7 @@ public actor CastReceiver {
     var phase = Phase.idle
     private var connections: [Int: Connection] = [:]
     private var nextSocket = 1
-    private var timerTask: Task<Void, Never>?
+    private var timer: ArmedTimer?
     private var armedDeadline: Duration?
     private var listener: (any CastReceiverListener)?
     private var acceptTask: Task<Void, Never>?
@@ -205,8 +205,8 @@ public actor CastReceiver {
         acceptTask = nil
         listenerEventsTask?.cancel()
         listenerEventsTask = nil
-        timerTask?.cancel()
-        timerTask = nil
+        timer?.cancel()
+        timer = nil
         armedDeadline = nil
         if let listener { await listener.close() }
         listener = nil
@@ -423,25 +423,40 @@ public actor CastReceiver {
         }
     }
 
-    /// Makes sure a timer task wakes at the engine's next deadline (a timer that fires early just re-arms).
+    /// Makes sure a timer wakes at the engine's next deadline (a timer that fires early just re-arms).
+    ///
+    /// On the system clock the timer is a task scheduled on the receiver's own event loop: arming and
+    /// cancelling it touch no other thread. Nearly every command moves the deadline (a SEEK forward
+    /// brings the end of the item closer), and a sleeping `Task` per deadline cost each command a
+    /// cancellation and a new task, two wake-ups of other threads on a device that should run on one.
+    /// An injected clock (a test's manual clock) is slept on by a task, as only it knows its time.
     func rearm() {
         guard phase != .stopped, let deadline = engine.nextDeadline else { return }
-        if let armed = armedDeadline, armed <= deadline, timerTask != nil { return }
-        timerTask?.cancel()
+        if let armed = armedDeadline, armed <= deadline, timer != nil { return }
+        timer?.cancel()
         armedDeadline = deadline
+        if configuration.clock is ContinuousClock || configuration.clock is SuspendingClock {
+            let delay = max(.zero, deadline - clock.now())
+            let (seconds, attoseconds) = delay.components
+            let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+            timer = .scheduled(loop.scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in
+                self?.assumeIsolated { $0.timerFired() }
+            })
+            return
+        }
         let clock = self.clock
-        timerTask = Task { [weak self] in
+        timer = .task(Task { [weak self] in
             do {
                 try await clock.sleep(deadline)
             } catch {
                 return
             }
             await self?.timerFired()
-        }
+        })
     }
 
     private func timerFired() {
-        timerTask = nil
+        timer = nil
         armedDeadline = nil
         guard phase != .stopped else { return }
         let before = engine.violations.count
@@ -458,5 +473,18 @@ public actor CastReceiver {
         else { return }
         self.advertisedStatus = advertisement.txt["rs"]
         Task { await advertiser.update(advertisement) }
+    }
+}
+
+/// The receiver's one armed timer: a task scheduled on its event loop, or a task sleeping on an injected clock.
+private enum ArmedTimer {
+    case scheduled(Scheduled<Void>)
+    case task(Task<Void, Never>)
+
+    func cancel() {
+        switch self {
+        case .scheduled(let scheduled): scheduled.cancel()
+        case .task(let task): task.cancel()
+        }
     }
 }

@@ -132,6 +132,36 @@ struct ReceiverShellTests {
         #expect(await receiver.violations.isEmpty)
     }
 
+    /// On the system clock the receiver's timer is a task on its event loop (no sleeping `Task`); a SEEK
+    /// that brings the end of the item closer must move it earlier, or FINISHED would wait for the end
+    /// armed at LOAD, 100 s away. The 30 s guard only bounds the test if that happens: it stops the
+    /// receiver, which closes the socket and fails the wait.
+    @Test func aSeekTowardsTheEndMovesTheSystemClockTimerEarlier() async throws {
+        var configuration = CastReceiverConfiguration(name: "Test TV", clock: ContinuousClock(), replyLatency: .zero)
+        configuration.heartbeat.silenceTimeout = .seconds(300)
+        let receiver = CastReceiver(configuration: configuration)
+        let sender = await attach(receiver)
+        try await sender.connect()
+        let launched = try await sender.request(["type": "LAUNCH", "appId": "CC1AD845", "requestId": 1], reply: "RECEIVER_STATUS")
+        let transport = try #require(launched["status"]?["applications"]?[0]?["transportId"]?.stringValue)
+        try await sender.connect(to: transport)
+        let loaded = try await sender.request(
+            ["type": "LOAD", "requestId": 2, "media": ["contentId": "http://h/a.mp4", "contentType": "video/mp4", "duration": 100]],
+            namespace: NS.media, to: transport, reply: "MEDIA_STATUS")
+        let session = try #require(loaded["status"]?[0]?["mediaSessionId"])
+        _ = try await sender.request(["type": "SEEK", "requestId": 3, "mediaSessionId": session, "currentTime": 99.9],
+                                     namespace: NS.media, to: transport, reply: "MEDIA_STATUS")
+        let guardTask = Task {
+            try await Task.sleep(for: .seconds(30))
+            await receiver.stop()
+        }
+        defer { guardTask.cancel() }
+        let finished = try await sender.next(type: "MEDIA_STATUS")
+        #expect(finished.json?["requestId"] == 0 && finished.json?["status"]?[0]?["idleReason"] == "FINISHED")
+        #expect(await receiver.violations.isEmpty)
+        await receiver.stop()
+    }
+
     @Test func customAppRoundTrip() async throws {
         let namespace = "urn:x-cast:com.example.echo"
         let receiver = makeReceiver {
