@@ -462,7 +462,7 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
     /// to apps that left.
     package mutating func reconcilePlugins(with status: ReceiverStatus) -> [Action] {
         guard isRunning else { return [] }
-        let live = Set(status.applications.map(\.transportId))
+        let live = Set(status.applications.map { $0.transportId })
         var actions: [Action] = []
         var gone: Set<String> = []
         for (key, slot) in plugins {

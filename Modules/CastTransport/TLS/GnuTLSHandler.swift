@@ -273,7 +273,7 @@ package final class GnuTLSHandler: ChannelDuplexHandler {
         guard !bufferedWrites.isEmpty else { return }
         let writes = bufferedWrites
         bufferedWrites.removeAll()
-        let promises = writes.compactMap(\.promise)
+        let promises = writes.compactMap { $0.promise }
         do {
             for write in writes { try session.send(write.data) }
         } catch {

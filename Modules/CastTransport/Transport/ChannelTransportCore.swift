@@ -161,7 +161,7 @@ final class InboundQueue: Sendable {
     /// it was). A read gate paused by the full queue reopens.
     func takeAll() -> ([CastMessage], end: Result<Void, CastTransportError>?) {
         let (messages, end, drained) = state.withLock { state in
-            let messages = state.messages.map(\.message)
+            let messages = state.messages.map { $0.message }
             let drained = state.overLimit ? state.drained : nil
             state.messages.removeAll()
             state.bytes = 0
