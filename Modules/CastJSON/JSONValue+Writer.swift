@@ -123,3 +123,34 @@ extension JSONValue {
         return (control | quote | backslash) != 0
     }
 }
+
+extension JSONValue {
+    /// An upper bound on the byte count of ``serialized()``, found without writing anything, or `nil`
+    /// once it passes `limit` (the walk stops there).
+    ///
+    /// Every string counts six bytes per UTF-8 byte (the longest escape, `\u001f`) and every number
+    /// 32, so the bound is loose; it answers "certainly smaller than" cheaply for the small requests a
+    /// sender makes for most commands, which then need no exact size.
+    package func serializedSizeBound(upTo limit: Int) -> Int? {
+        var total = 0
+        return addSerializedSizeBound(to: &total, limit: limit) ? total : nil
+    }
+
+    private func addSerializedSizeBound(to total: inout Int, limit: Int) -> Bool {
+        switch self {
+        case .null, .bool: total += 5
+        case .number: total += 32
+        case .string(let value): total += 2 + 6 * value.utf8.count
+        case .array(let elements):
+            total += 2 + elements.count
+            for element in elements where !element.addSerializedSizeBound(to: &total, limit: limit) { return false }
+        case .object(let members):
+            total += 2 + members.count * 4
+            for (key, value) in members {
+                total += 6 * key.utf8.count
+                guard total <= limit, value.addSerializedSizeBound(to: &total, limit: limit) else { return false }
+            }
+        }
+        return total <= limit
+    }
+}

@@ -308,6 +308,13 @@ public final class CastMediaChannel: CastChannelPlugin {
 
     /// The 64 KiB rule, checked before anything is sent; the `requestId` the connection adds is counted at its widest.
     static func checkSize(_ payload: JSONValue, context: CastChannelContext) throws(CastMediaError) {
+        // Most commands (SEEK, PAUSE, SET_VOLUME…) are a few dozen bytes: a bound found without writing
+        // the text settles them, and only a payload that might be near the limit is written to measure it.
+        let envelope = CastMessageSize.encodedSize(
+            sourceId: context.senderId, destinationId: context.transportId, namespace: context.namespace.rawValue,
+            payloadUTF8Count: 0)
+        let room = CastMessageSize.limit - envelope - 64  // the requestId at its widest, and the payload's length varint
+        if payload.serializedSizeBound(upTo: room) != nil { return }
         var sized = payload
         sized["requestId"] = .number(Double(Int32.max))
         let size = CastMessageSize.encodedSize(

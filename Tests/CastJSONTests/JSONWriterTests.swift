@@ -1,4 +1,5 @@
 @testable import CastJSON
+import CastTestSupport
 import Foundation
 import Testing
 
@@ -101,5 +102,20 @@ import Testing
                 }
             }
         }
+    }
+
+    /// `serializedSizeBound(upTo:)` is never below the written size, and answers `nil` only above the limit.
+    @Test func sizeBoundHoldsForRandomValues() throws {
+        var generator = SeededGenerator(seed: 0xB0D)
+        for _ in 0..<500 {
+            let value = JSONParserTests.randomValue(depth: 0, &generator)
+            let size = value.serializedData().count
+            let bound = try #require(value.serializedSizeBound(upTo: .max))
+            #expect(bound >= size, "bound \(bound) < size \(size) for \(value.serialized())")
+            #expect(value.serializedSizeBound(upTo: bound) == bound)
+            if bound > 0 { #expect(value.serializedSizeBound(upTo: bound - 1) == nil) }
+        }
+        #expect(JSONValue.number(-1.7976931348623157e308).serializedSizeBound(upTo: 100)! >= "-1.7976931348623157e+308".utf8.count)
+        #expect(JSONValue.string("\u{1}\u{1f}").serializedSizeBound(upTo: 100)! >= #""\u0001\u001f""#.utf8.count)
     }
 }
