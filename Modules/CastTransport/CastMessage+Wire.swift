@@ -80,37 +80,62 @@ extension CastMessage {
     /// Appends the frame body (``encodedSize`` bytes): protocol version CASTV2_1_0, the ids, the
     /// namespace, the payload type and the payload, in field order, as SwiftProtobuf writes them.
     package func writeBody(into buffer: inout ByteBuffer) {
-        Self.writeVarint(Field.protocolVersion << 3 | WireType.varint, into: &buffer)
-        Self.writeVarint(0, into: &buffer)
-        Self.write(string: sourceId, field: Field.sourceId, into: &buffer)
-        Self.write(string: destinationId, field: Field.destinationId, into: &buffer)
-        Self.write(string: namespace, field: Field.namespace, into: &buffer)
-        Self.writeVarint(Field.payloadType << 3 | WireType.varint, into: &buffer)
-        switch payload {
-        case .string(let text):
-            Self.writeVarint(0, into: &buffer)
-            Self.write(string: text, field: Field.payloadUTF8, into: &buffer)
-        case .binary(let data):
-            Self.writeVarint(1, into: &buffer)
-            Self.writeVarint(Field.payloadBinary << 3 | WireType.lengthDelimited, into: &buffer)
-            Self.writeVarint(UInt64(data.count), into: &buffer)
-            buffer.writeBytes(data)
+        // One reservation and raw stores: through ByteBuffer's checked writes, the dozen varints and
+        // four strings of a body cost more than copying its payload.
+        let size = encodedSize
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { raw in
+            var output = BodyWriter(base: raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            output.varint(Field.protocolVersion << 3 | WireType.varint)
+            output.varint(0)
+            output.string(sourceId, field: Field.sourceId)
+            output.string(destinationId, field: Field.destinationId)
+            output.string(namespace, field: Field.namespace)
+            output.varint(Field.payloadType << 3 | WireType.varint)
+            switch payload {
+            case .string(let text):
+                output.varint(0)
+                output.string(text, field: Field.payloadUTF8)
+            case .binary(let data):
+                output.varint(1)
+                output.varint(Field.payloadBinary << 3 | WireType.lengthDelimited)
+                output.varint(UInt64(data.count))
+                data.withUnsafeBytes { output.bytes($0) }
+            }
+            precondition(output.count == size, "CastMessage.encodedSize disagrees with what writeBody wrote")
+            return size
         }
     }
 
-    private static func write(string: String, field: UInt64, into buffer: inout ByteBuffer) {
-        writeVarint(field << 3 | WireType.lengthDelimited, into: &buffer)
-        writeVarint(UInt64(string.utf8.count), into: &buffer)
-        buffer.writeString(string)
-    }
+    /// Stores a body's fields at `base`, which has room for the whole body (``encodedSize``).
+    private struct BodyWriter {
+        let base: UnsafeMutablePointer<UInt8>
+        var count = 0
 
-    private static func writeVarint(_ value: UInt64, into buffer: inout ByteBuffer) {
-        var value = value
-        while value >= 0x80 {
-            buffer.writeInteger(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
+        mutating func varint(_ value: UInt64) {
+            var value = value
+            while value >= 0x80 {
+                base[count] = UInt8(truncatingIfNeeded: value) | 0x80
+                count += 1
+                value >>= 7
+            }
+            base[count] = UInt8(value)
+            count += 1
         }
-        buffer.writeInteger(UInt8(value))
+
+        mutating func string(_ string: String, field: UInt64) {
+            var string = string
+            varint(field << 3 | WireType.lengthDelimited)
+            string.withUTF8 { utf8 in
+                varint(UInt64(utf8.count))
+                bytes(UnsafeRawBufferPointer(utf8))
+            }
+        }
+
+        mutating func bytes(_ bytes: UnsafeRawBufferPointer) {
+            guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+            (base + count).update(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+            count += bytes.count
+        }
     }
 
     /// Serializes the frame body.
