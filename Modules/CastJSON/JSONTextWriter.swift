@@ -20,28 +20,16 @@ package struct JSONTextWriter: Sendable {
     package var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Opens an object (as a value).
-    package mutating func beginObject() {
-        bytes.append(UInt8(ascii: "{"))
-        push()
-    }
+    package mutating func beginObject() { open(UInt8(ascii: "{")) }
 
     /// Closes the innermost object.
-    package mutating func endObject() {
-        depth -= 1
-        bytes.append(UInt8(ascii: "}"))
-    }
+    package mutating func endObject() { close(UInt8(ascii: "}")) }
 
     /// Opens an array (as a value).
-    package mutating func beginArray() {
-        bytes.append(UInt8(ascii: "["))
-        push()
-    }
+    package mutating func beginArray() { open(UInt8(ascii: "[")) }
 
     /// Closes the innermost array.
-    package mutating func endArray() {
-        depth -= 1
-        bytes.append(UInt8(ascii: "]"))
-    }
+    package mutating func endArray() { close(UInt8(ascii: "]")) }
 
     /// Starts the member `key` of the innermost object; its value is written next.
     package mutating func key(_ key: StaticString) {
@@ -81,10 +69,16 @@ package struct JSONTextWriter: Sendable {
         bytes.append(contentsOf: text)
     }
 
-    private mutating func push() {
+    private mutating func open(_ bracket: UInt8) {
         precondition(depth < 64, "JSONTextWriter nests at most 64 levels")
+        bytes.append(bracket)
         hasMember &= ~(1 << UInt64(depth))
         depth += 1
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        depth -= 1
+        bytes.append(bracket)
     }
 
     private mutating func separate() {

@@ -109,18 +109,25 @@ struct ReceiverShellTests {
         #expect(await receiver.violations.map(\.kind) == [.invalidFrame])
     }
 
-    @Test func mediaPlaysToTheEndOnTheInjectedClock() async throws {
-        let clock = ManualClock()
-        // A silent test sender: keep the heartbeat timeout out of the way.
-        let receiver = makeReceiver(clock: clock) { $0.heartbeat.silenceTimeout = .seconds(300) }
+    /// A sender that launched the Default Media Receiver and loaded media of `duration` seconds (requestId 2).
+    func playMedia(on receiver: CastReceiver, duration: Double) async throws -> (RawSender, transport: String, loaded: JSONValue) {
         let sender = await attach(receiver)
         try await sender.connect()
         let launched = try await sender.request(["type": "LAUNCH", "appId": "CC1AD845", "requestId": 1], reply: "RECEIVER_STATUS")
         let transport = try #require(launched["status"]?["applications"]?[0]?["transportId"]?.stringValue)
         try await sender.connect(to: transport)
         let loaded = try await sender.request(
-            ["type": "LOAD", "requestId": 2, "media": ["contentId": "http://h/a.mp4", "contentType": "video/mp4", "duration": 30]],
+            ["type": "LOAD", "requestId": 2,
+             "media": ["contentId": "http://h/a.mp4", "contentType": "video/mp4", "duration": .number(duration)]],
             namespace: NS.media, to: transport, reply: "MEDIA_STATUS")
+        return (sender, transport, loaded)
+    }
+
+    @Test func mediaPlaysToTheEndOnTheInjectedClock() async throws {
+        let clock = ManualClock()
+        // A silent test sender: keep the heartbeat timeout out of the way.
+        let receiver = makeReceiver(clock: clock) { $0.heartbeat.silenceTimeout = .seconds(300) }
+        let (sender, transport, loaded) = try await playMedia(on: receiver, duration: 30)
         #expect(loaded["requestId"] == 2 && loaded["status"]?[0]?["playerState"] == "PLAYING")
         await clock.advance(by: .seconds(10))
         #expect(await receiver.mediaStatus?[0]?["currentTime"] == 10)
@@ -140,14 +147,7 @@ struct ReceiverShellTests {
         var configuration = CastReceiverConfiguration(name: "Test TV", clock: ContinuousClock(), replyLatency: .zero)
         configuration.heartbeat.silenceTimeout = .seconds(300)
         let receiver = CastReceiver(configuration: configuration)
-        let sender = await attach(receiver)
-        try await sender.connect()
-        let launched = try await sender.request(["type": "LAUNCH", "appId": "CC1AD845", "requestId": 1], reply: "RECEIVER_STATUS")
-        let transport = try #require(launched["status"]?["applications"]?[0]?["transportId"]?.stringValue)
-        try await sender.connect(to: transport)
-        let loaded = try await sender.request(
-            ["type": "LOAD", "requestId": 2, "media": ["contentId": "http://h/a.mp4", "contentType": "video/mp4", "duration": 100]],
-            namespace: NS.media, to: transport, reply: "MEDIA_STATUS")
+        let (sender, transport, loaded) = try await playMedia(on: receiver, duration: 100)
         let session = try #require(loaded["status"]?[0]?["mediaSessionId"])
         _ = try await sender.request(["type": "SEEK", "requestId": 3, "mediaSessionId": session, "currentTime": 99.9],
                                      namespace: NS.media, to: transport, reply: "MEDIA_STATUS")
