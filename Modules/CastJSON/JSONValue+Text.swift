@@ -37,7 +37,8 @@ extension JSONValue {
     /// Parses JSON text.
     /// - Throws: ``JSONError`` with code ``JSONError/Code/malformed`` when the text is not JSON.
     public init(parsing text: String) throws(JSONError) {
-        try self.init(parsing: Data(text.utf8))
+        // Straight from the string's UTF-8 storage: no copy into a `Data` first.
+        self = try JSONParser.parse(text.utf8)
     }
 
     /// Parses JSON bytes (UTF-8).
