@@ -124,6 +124,22 @@ for round in $(seq 1 "$SEEK_ROUNDS"); do
     record floor_rtt "$round" "$BIN" floor-rtt --port "$ECHO" --count "$SEEKS" --request-bytes "$request_bytes" --reply-bytes "$reply_bytes"
 done
 
+# The same round trips with everything on one core: the receivers' process, ours, pychromecast and
+# the floor's client all under `taskset -c 0`. On a two-vCPU virtual machine a hand-off to a thread
+# whose vCPU is idle costs tens of microseconds and varies from run to run; on one core every hand-off
+# is a context switch, so this row compares the work each contender does per round trip.
+if command -v taskset >/dev/null; then
+    echo "== 2b. SEEK -> MEDIA_STATUS on one core (taskset -c 0): $SEEK_ROUNDS rounds x $SEEKS each" >&2
+    serve_pid=${servers[0]}
+    taskset -a -p -c 0 "$serve_pid" >/dev/null
+    for round in $(seq 1 "$SEEK_ROUNDS"); do
+        record ours_seek_one_core "$round" taskset -c 0 "$BIN" seek --port "$PORT" --count "$SEEKS" --auth off
+        record py_seek_one_core "$round" taskset -c 0 "$PYTHON" "$PYBENCH" seek --port "$PORT" --count "$SEEKS"
+        record floor_rtt_one_core "$round" taskset -c 0 "$BIN" floor-rtt --port "$ECHO" --count "$SEEKS" --request-bytes "$request_bytes" --reply-bytes "$reply_bytes"
+    done
+    taskset -a -p -c "0-$(( $(nproc) - 1 ))" "$serve_pid" >/dev/null
+fi
+
 echo "== 4. decoding a MEDIA_STATUS, one core (taskset -c 0): $DECODE_ROUNDS rounds" >&2
 pin=()
 command -v taskset >/dev/null && pin=(taskset -c 0)
