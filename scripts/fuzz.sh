@@ -51,6 +51,10 @@ build() {
   # always wins; `--sanitize` stays so that SwiftPM links libFuzzer's `main`.
   # The manifest lists Sources/ at evaluation time; SwiftPM's manifest cache is keyed by the manifest's
   # text, so a cached evaluation would miss a target directory added since (`--manifest-cache none`).
+  # Its cached build plan is not redone when a source file is added to a module of the Castor package
+  # this one depends on by path (a new file in Modules/CastJSON went uncompiled and its users failed), so
+  # the plan is removed first: SwiftPM plans again, and compiles only what changed.
+  rm -f "$scratch/$configuration.yaml" "$scratch/$configuration/description.json"
   local log; log=$(mktemp)
   if ! swift build --package-path Tests/Fuzz --scratch-path "$scratch" -c "$configuration" --manifest-cache none \
       --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address >"$log" 2>&1; then
