@@ -198,7 +198,10 @@ struct MediaPlayerModel: Sendable {
     /// The next instant at which playback changes on its own (an item ends, the next one preloads).
     var nextDeadline: Duration? {
         guard let session else { return nil }
-        return [session.endInstant, session.preloadInstant].compactMap { $0 }.min()
+        switch (session.endInstant, session.preloadInstant) {
+        case (let end?, let preload?): return min(end, preload)
+        case (let end, let preload): return end ?? preload
+        }
     }
 
     /// Plays the simulated clock forward to `now`: items end, the next ones autoplay or preload,

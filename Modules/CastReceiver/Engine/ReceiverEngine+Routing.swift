@@ -27,7 +27,9 @@ extension ReceiverEngine {
 
     /// A command may have moved playback to an instant that is already due (a SEEK to the end).
     mutating func advanceMediaIfDue(now: Duration) {
-        guard var running = app, var media = running.media, let due = media.nextDeadline, due <= now else { return }
+        // Checked in place first: copying the running app out costs more than the check, and every
+        // request makes it twice (the timers before the request, and here after it).
+        guard let due = app?.media?.nextDeadline, due <= now, var running = app, var media = running.media else { return }
         let follow = media.advance(to: now)
         running.media = media
         app = running
