@@ -55,9 +55,9 @@ enum Decode {
                 blackHole(try MediaStatusMessage(json: json).first)
             }),
             // What the sender's connection and media channel do with one MEDIA_STATUS reply: the
-            // connection's machine wraps it in one CastChannelMessage and reads its requestId (to
-            // complete the request) and its type (routing), each from the bytes as far as needed and
-            // kept by the message; the media channel decodes the status from the bytes.
+            // connection's machine wraps it in one CastChannelMessage and reads its requestId from the
+            // bytes as far as needed (to complete the request); the media channel reads the status and
+            // its routing type from the bytes in one pass.
             ("sender_reply", {
                 var buffer = frame
                 var decoder = CastFrameDecoder()
@@ -66,8 +66,9 @@ enum Decode {
                 }
                 let routed = CastChannelMessage(message)
                 blackHole(routed.requestId)
-                blackHole(routed.type)
-                blackHole(try MediaStatusMessage(utf8: text.utf8).first)
+                let reply = try MediaStatusMessage.routed(utf8: text.utf8)
+                blackHole(reply.type)
+                blackHole(reply.message.first)
             }),
             // The same before routing read envelopes: one tree per message, shared, then decoded from the tree.
             ("sender_reply_tree", {
