@@ -436,7 +436,9 @@ public actor CastReceiver {
         timer?.cancel()
         armedDeadline = deadline
         if configuration.clock is ContinuousClock || configuration.clock is SuspendingClock {
-            let delay = max(.zero, deadline - clock.now())
+            // At most a day ahead: a sender may load media that lasts centuries, and a timer that fires
+            // early only re-arms (a longer delay would not fit NIO's nanosecond count).
+            let delay = min(max(.zero, deadline - clock.now()), .seconds(86_400))
             let (seconds, attoseconds) = delay.components
             let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
             timer = .scheduled(loop.scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in

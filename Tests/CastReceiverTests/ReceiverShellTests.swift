@@ -162,6 +162,28 @@ struct ReceiverShellTests {
         await receiver.stop()
     }
 
+    /// Media that lasts longer than any timer can count (a hostile or careless sender) arms the system-clock
+    /// timer at most a day ahead instead of overflowing its nanosecond count; the receiver keeps running.
+    @Test func mediaLongerThanATimerCanCountIsServed() async throws {
+        var configuration = CastReceiverConfiguration(name: "Test TV", clock: ContinuousClock(), replyLatency: .zero)
+        configuration.heartbeat.silenceTimeout = .seconds(300)
+        configuration.heartbeat.pingInterval = .milliseconds(10)
+        let receiver = CastReceiver(configuration: configuration)
+        let (sender, _, loaded) = try await playMedia(on: receiver, duration: 1e15)
+        #expect(loaded["status"]?[0]?["playerState"] == "PLAYING")
+        // With no sender connected, no heartbeat comes before the end of the media: it is the timer's deadline.
+        await sender.transport.close()
+        // The in-memory transport hands the receiver its end before close() returns; the receiver's loop
+        // handles it before this call, which runs on the same loop.
+        #expect(await receiver.connectionCount == 0)
+        // The heartbeat timer armed while the sender was connected fires within milliseconds and re-arms
+        // for the end of the media. This wait is no threshold: with the timer's clamp the test passes
+        // however long it is; it only gives an unclamped timer the chance to overflow (and trap) first.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await receiver.mediaStatus?[0]?["media"]?["duration"] == 1e15)
+        await receiver.stop()
+    }
+
     @Test func customAppRoundTrip() async throws {
         let namespace = "urn:x-cast:com.example.echo"
         let receiver = makeReceiver {
