@@ -51,6 +51,9 @@ public actor CastReceiver {
 
     var engine: ReceiverEngine
     let clock: ElapsedClock
+    /// Whether the clock is the system's, so timers can be tasks on the event loop (see ``rearm()``);
+    /// decided once, not with a dynamic cast per request.
+    private let timersOnLoop: Bool
     private let advertiser: (any CastReceiverAdvertiser)?
     let logger: Logger
     var phase = Phase.idle
@@ -88,6 +91,7 @@ public actor CastReceiver {
         self.loop = MultiThreadedEventLoopGroup.singleton.next()
         self.engine = ReceiverEngine(settings: ReceiverEngine.Settings(configuration))
         self.clock = ElapsedClock(configuration.clock)
+        self.timersOnLoop = configuration.clock is ContinuousClock || configuration.clock is SuspendingClock
         self.fetcher = configuration.mediaFetching.map { MediaFetcher(settings: $0, clock: ElapsedClock(configuration.clock)) }
         self.advertiser = advertiser
         self.logger = logger
@@ -435,13 +439,11 @@ public actor CastReceiver {
         if let armed = armedDeadline, armed <= deadline, timer != nil { return }
         timer?.cancel()
         armedDeadline = deadline
-        if configuration.clock is ContinuousClock || configuration.clock is SuspendingClock {
+        if timersOnLoop {
             // At most a day ahead: a sender may load media that lasts centuries, and a timer that fires
-            // early only re-arms (a longer delay would not fit NIO's nanosecond count).
+            // early only re-arms (near NIO's nanosecond limit its deadline arithmetic would overflow).
             let delay = min(max(.zero, deadline - clock.now()), .seconds(86_400))
-            let (seconds, attoseconds) = delay.components
-            let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-            timer = .scheduled(loop.scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in
+            timer = .scheduled(loop.scheduleTask(in: TimeAmount(delay)) { [weak self] in
                 self?.assumeIsolated { $0.timerFired() }
             })
             return
