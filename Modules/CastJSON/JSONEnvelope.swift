@@ -15,7 +15,14 @@ package struct JSONEnvelope: Sendable, Hashable {
 
     /// Reads the envelope of `bytes` (UTF-8 JSON text).
     package init(_ bytes: some Collection<UInt8>) {
-        let read = try? JSONPullReader.read(bytes) { reader throws(JSONError) -> (String?, String?, Int?) in
+        // Generic callers only find the buffer: the reading itself is specialized (see `JSONPullReader.read`).
+        let read = try? JSONPullReader.withContiguousBytes(of: bytes, Self.read(buffer:)).get()
+        type = read?.0 ?? read?.1
+        requestId = read?.2
+    }
+
+    private static func read(buffer: UnsafeBufferPointer<UInt8>) -> Result<(String?, String?, Int?), JSONError> {
+        JSONPullReader.read(buffer: buffer) { reader throws(JSONError) -> (String?, String?, Int?) in
             guard try reader.peek() == .object else {
                 try reader.skipValue()
                 return (nil, nil, nil)
@@ -36,8 +43,6 @@ package struct JSONEnvelope: Sendable, Hashable {
             }
             return (type, responseType, requestId)
         }
-        type = read?.0 ?? read?.1
-        requestId = read?.2
     }
 }
 
@@ -48,7 +53,11 @@ extension JSONEnvelope {
     /// Unlike ``init(_:)`` the first `type` found wins and a document malformed after it still has
     /// one; the message's JSON (parsed when asked for) is what says whether the document is valid.
     package static func type(in bytes: some Collection<UInt8>) -> String? {
-        try? JSONPullReader.readPrefix(bytes) { reader throws(JSONError) -> String? in
+        try? JSONPullReader.withContiguousBytes(of: bytes, type(inBuffer:)).get()
+    }
+
+    private static func type(inBuffer buffer: UnsafeBufferPointer<UInt8>) -> Result<String?, JSONError> {
+        JSONPullReader.readPrefix(buffer: buffer) { reader throws(JSONError) -> String? in
             guard try reader.peek() == .object else { return nil }
             var responseType: String?
             var more = try reader.beginObject()
@@ -69,7 +78,11 @@ extension JSONEnvelope {
     /// The routing `requestId` of `bytes` (``JSONValue/intValue``'s rule), read only as far as the
     /// member, without checking the rest of the document; the first one found wins.
     package static func requestId(in bytes: some Collection<UInt8>) -> Int? {
-        try? JSONPullReader.readPrefix(bytes) { reader throws(JSONError) -> Int? in
+        try? JSONPullReader.withContiguousBytes(of: bytes, requestId(inBuffer:)).get()
+    }
+
+    private static func requestId(inBuffer buffer: UnsafeBufferPointer<UInt8>) -> Result<Int?, JSONError> {
+        JSONPullReader.readPrefix(buffer: buffer) { reader throws(JSONError) -> Int? in
             guard try reader.peek() == .object else { return nil }
             var more = try reader.beginObject()
             while more {

@@ -83,33 +83,45 @@ import Foundation
 
     /// Runs `body` with a reader over `bytes`, then checks that only whitespace follows the value `body`
     /// read. A malformed document throws `malformed` even when `body` failed first for another reason.
+    ///
+    /// Inlinable so that callers get it specialized for their result type. A caller that is itself
+    /// generic over `bytes` should call ``read(buffer:_:)`` inside ``withContiguousBytes(of:_:)`` instead:
+    /// unspecialized, this function looks up `Result<Result, JSONError>`'s metadata at run time on
+    /// every call (hundreds of instructions, on every message a sender routes).
+    @inlinable
     public static func read<Result>(
         _ bytes: some Collection<UInt8>, _ body: (inout JSONPullReader) throws(JSONError) -> Result
     ) throws(JSONError) -> Result {
-        let outcome: Swift.Result<Result, JSONError>? = bytes.withContiguousStorageIfAvailable { buffer in
-            read(buffer: buffer, body)
-        }
-        if let outcome { return try outcome.get() }
-        let copy = Array(bytes)
-        return try copy.withUnsafeBufferPointer { buffer in read(buffer: buffer, body) }.get()
+        try withContiguousBytes(of: bytes) { buffer in read(buffer: buffer, body) }.get()
     }
 
     /// Runs `body` on a reader over `bytes` and stops where `body` stops: the rest of the document
     /// is neither read nor checked. For reading a few leading members cheaply (routing); use
-    /// ``read(_:_:)`` when the document must be valid.
+    /// ``read(_:_:)`` when the document must be valid. Inlinable for the same reason as ``read(_:_:)``.
+    @inlinable
     public static func readPrefix<Result>(
         _ bytes: some Collection<UInt8>, _ body: (inout JSONPullReader) throws(JSONError) -> Result
     ) throws(JSONError) -> Result {
-        let outcome: Swift.Result<Result, JSONError>? = bytes.withContiguousStorageIfAvailable { buffer in
-            var reader = JSONPullReader(buffer)
-            return Swift.Result<Result, JSONError> { () throws(JSONError) -> Result in try body(&reader) }
-        }
-        if let outcome { return try outcome.get() }
-        let copy = Array(bytes)
-        return try copy.withUnsafeBufferPointer { buffer in
-            var reader = JSONPullReader(buffer)
-            return Swift.Result<Result, JSONError> { () throws(JSONError) -> Result in try body(&reader) }
-        }.get()
+        try withContiguousBytes(of: bytes) { buffer in readPrefix(buffer: buffer, body) }.get()
+    }
+
+    /// Runs `body` on the bytes of `bytes` in contiguous memory: their own storage, or a copy when
+    /// they have none.
+    @inlinable
+    public static func withContiguousBytes<Result>(
+        of bytes: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
+        if let result = bytes.withContiguousStorageIfAvailable(body) { return result }
+        return Array(bytes).withUnsafeBufferPointer(body)
+    }
+
+    /// ``readPrefix(_:_:)`` over a buffer.
+    @inlinable
+    public static func readPrefix<Result>(
+        buffer: UnsafeBufferPointer<UInt8>, _ body: (inout JSONPullReader) throws(JSONError) -> Result
+    ) -> Swift.Result<Result, JSONError> {
+        var reader = JSONPullReader(buffer)
+        return Swift.Result<Result, JSONError> { () throws(JSONError) -> Result in try body(&reader) }
     }
 
     /// ``read(_:_:)`` over a buffer.

@@ -20,7 +20,10 @@ extension MediaStatusMessage {
     /// - Throws: `JSONError`: `malformed` when the bytes are not JSON, `typeMismatch` when the value is not
     ///   an object.
     package init(utf8 bytes: some Collection<UInt8>) throws(JSONError) {
-        self = try JSONPullReader.read(bytes) { reader throws(JSONError) in try Self.read(from: &reader).message }
+        // The generic `bytes` only find their buffer; the reading is specialized (see `JSONPullReader.read`).
+        self = try JSONPullReader.withContiguousBytes(of: bytes) { buffer in
+            JSONPullReader.read(buffer: buffer) { reader throws(JSONError) in try Self.read(from: &reader).message }
+        }.get()
     }
 
     /// Reads a message from its JSON text (UTF-8) in one pass, with its routing type: what
@@ -29,7 +32,9 @@ extension MediaStatusMessage {
     /// instead of two (`type` sorts after `status`, so reading it alone skips the whole status first).
     /// - Throws: as ``init(utf8:)``.
     package static func routed(utf8 bytes: some Collection<UInt8>) throws(JSONError) -> (type: String?, message: MediaStatusMessage) {
-        try JSONPullReader.read(bytes) { reader throws(JSONError) in try read(from: &reader) }
+        try JSONPullReader.withContiguousBytes(of: bytes) { buffer in
+            JSONPullReader.read(buffer: buffer) { reader throws(JSONError) in try read(from: &reader) }
+        }.get()
     }
 
     private enum Member: Int, CaseIterable { case requestId, status, type, responseType }
@@ -599,7 +604,11 @@ extension QueueItem {
     /// - Returns: `nil` when the message has no `items` array.
     /// - Throws: `JSONError` `malformed` when the bytes are not JSON.
     package static func queueItems(utf8 bytes: some Collection<UInt8>) throws(JSONError) -> [QueueItem]? {
-        try JSONPullReader.read(bytes) { reader throws(JSONError) -> [QueueItem]? in
+        try JSONPullReader.withContiguousBytes(of: bytes) { buffer in queueItems(buffer: buffer) }.get()
+    }
+
+    private static func queueItems(buffer: UnsafeBufferPointer<UInt8>) -> Result<[QueueItem]?, JSONError> {
+        JSONPullReader.read(buffer: buffer) { reader throws(JSONError) -> [QueueItem]? in
             guard try reader.peek() == .object else {
                 try reader.skipValue()
                 return nil
