@@ -105,11 +105,11 @@ extension MediaPlayerModel {
     // MARK: Loading
 
     private mutating func load(_ request: RequestFields, requestId: Int, now: Duration) throws(RequestFailure) -> [AppOutput] {
-        let autoplay = request.members["autoplay"].flatMap(Lenient.autoplay) ?? true
+        let autoplay = request["autoplay"].flatMap(Lenient.autoplay) ?? true
         let currentTime = try request.number("currentTime")
         let rate = try playbackRate(request) ?? 1
         let activeTrackIds = try request.intArray("activeTrackIds")
-        let customData = request.members["customData"]
+        let customData = request["customData"]
         var items: [[String: JSONValue]] = []
         var startIndex = 0
         var repeatMode = RepeatMode.off
@@ -160,7 +160,7 @@ extension MediaPlayerModel {
         return start(
             items: items, startIndex: startIndex, position: currentTime, autoplay: autoplay, rate: 1,
             activeTrackIds: nil, repeatMode: repeatMode, queueData: nil,
-            customData: request.members["customData"], requestId: requestId, now: now)
+            customData: request["customData"], requestId: requestId, now: now)
     }
 
     private static func trackIds(_ item: [String: JSONValue]) -> Set<Int> {

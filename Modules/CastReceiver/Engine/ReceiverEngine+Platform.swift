@@ -76,7 +76,7 @@ extension ReceiverEngine {
     }
 
     private mutating func launch(_ fields: RequestFields, requestId: Int) throws(RequestFailure) {
-        guard let appId = fields.members["appId"]?.stringValue, !appId.isEmpty else {
+        guard let appId = fields["appId"]?.stringValue, !appId.isEmpty else {
             throw RequestFailure(type: "LAUNCH_ERROR", reason: "BAD_PARAMETER")
         }
         guard (try? fields.object("appParams")) != nil || !fields.has("appParams") else {

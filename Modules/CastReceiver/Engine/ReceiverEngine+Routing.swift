@@ -43,20 +43,21 @@ extension ReceiverEngine {
 
     /// A JSON object with a string `type`, or a recorded violation.
     mutating func parseTyped(_ message: Envelope, socket: Int) -> (type: String, fields: RequestFields)? {
-        guard case .string = message.payload else {
+        guard case .string(let text) = message.payload else {
             record(.malformedPayload, "binary payload on a JSON namespace; dropped", socket: socket, envelope: message)
             return nil
         }
-        guard let object = message.json?.objectValue, let type = object["type"]?.stringValue else {
+        // Read from the text without a dictionary: routing and the command look members up a few times each.
+        guard let fields = RequestFields.object(inJSON: text), let type = fields["type"]?.stringValue else {
             record(.malformedPayload, "payload is not a JSON object with a string \"type\"; dropped", socket: socket, envelope: message)
             return nil
         }
-        return (type, RequestFields(object))
+        return (type, fields)
     }
 
     /// The `requestId` of a request, or a recorded violation (real devices ignore such requests).
     mutating func requestId(_ fields: RequestFields, _ message: Envelope, socket: Int) -> Int? {
-        guard let id = fields.members["requestId"].flatMap(Lenient.int) else {
+        guard let id = fields["requestId"].flatMap(Lenient.int) else {
             record(.missingRequestId, "request without an integer requestId; ignored", socket: socket, envelope: message)
             return nil
         }
@@ -90,7 +91,7 @@ extension ReceiverEngine {
                 return
             }
             let isKnownEndpoint = message.destinationId == Wire.platformId || message.destinationId == app?.transportId
-            let connType = fields.members["connType"]
+            let connType = fields["connType"]
             let validType = connType == nil || connType.flatMap(\.intValue).map { (0...2).contains($0) } == true
             guard isKnownEndpoint, validType else {
                 record(.invalidConnect,
@@ -116,8 +117,8 @@ extension ReceiverEngine {
     /// The highest protocol version (0…3) offered by a CONNECT, when it offers any.
     private func negotiatedVersion(_ fields: RequestFields) -> Int? {
         var offered: [Int] = []
-        if let single = fields.members["protocolVersion"]?.intValue { offered.append(single) }
-        if let list = fields.members["protocolVersionList"]?.arrayValue { offered += list.compactMap(\.intValue) }
+        if let single = fields["protocolVersion"]?.intValue { offered.append(single) }
+        if let list = fields["protocolVersionList"]?.arrayValue { offered += list.compactMap(\.intValue) }
         guard fields.has("protocolVersion") || fields.has("protocolVersionList") else { return nil }
         return offered.filter { (0...3).contains($0) }.max() ?? 0
     }

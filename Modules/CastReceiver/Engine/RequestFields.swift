@@ -1,4 +1,4 @@
-import CastJSON
+@_spi(JSONReading) import CastJSON
 
 /// Why a request was refused: the error message a real receiver would send back.
 struct RequestFailure: Error, Sendable, Hashable {
@@ -30,45 +30,92 @@ struct RequestFailure: Error, Sendable, Hashable {
 /// (see ``Lenient``): `null` is absent, `"true"` and 1 are booleans, `"5"` is a number. A member
 /// that is present and still cannot be read as its type is an `INVALID_PARAMS` error, never
 /// silently ignored.
+///
+/// The members are kept as they were read, in a list searched from its end (a repeated name keeps
+/// its last value, as in a dictionary): a request has a handful of members, each looked up once or
+/// twice, and hashing every name into a dictionary cost more than the scan (a SEEK: four members,
+/// six lookups).
 struct RequestFields: Sendable {
-    let members: [String: JSONValue]
+    private var names: [String]
+    private var values: [JSONValue]
 
-    init(_ members: [String: JSONValue]) { self.members = members }
+    init(_ members: [String: JSONValue]) {
+        names = Array(members.keys)
+        values = Array(members.values)
+    }
 
-    func has(_ key: String) -> Bool { members[key] != nil && members[key] != .null }
+    private init(names: [String], values: [JSONValue]) {
+        self.names = names
+        self.values = values
+    }
+
+    /// The members of a JSON object in `text`, read straight from its bytes: `nil` when `text` is not
+    /// one JSON object, exactly when `JSONValue(parsing: text).objectValue` is `nil`.
+    static func object(inJSON text: String) -> RequestFields? {
+        var text = text
+        return text.withUTF8 { bytes in
+            try? JSONPullReader.read(bytes) { reader throws(JSONError) -> RequestFields? in
+                guard try reader.peek() == .object else {
+                    try reader.skipValue()
+                    return nil
+                }
+                var fields = RequestFields(names: [], values: [])
+                var more = try reader.beginObject()
+                while more {
+                    fields.names.append(try reader.readKey().string)
+                    fields.values.append(try reader.readValue())
+                    more = try reader.endMember()
+                }
+                return fields
+            }
+        } ?? nil
+    }
+
+    /// The value of the member `name` (its last occurrence), `null` included.
+    subscript(name: String) -> JSONValue? {
+        guard let index = names.lastIndex(of: name) else { return nil }
+        return values[index]
+    }
+
+    /// The members as a dictionary (a repeated name keeps its last value).
+    var members: [String: JSONValue] {
+        Dictionary(zip(names, values), uniquingKeysWith: { _, last in last })
+    }
+
+    func has(_ key: String) -> Bool { self[key] != nil && self[key] != .null }
 
     func int(_ key: String) throws(RequestFailure) -> Int? {
-        guard let value = members[key], value != .null else { return nil }
+        guard let value = self[key], value != .null else { return nil }
         guard let int = Lenient.int(value) else { throw .invalidParams }
         return int
     }
 
     func number(_ key: String) throws(RequestFailure) -> Double? {
-        guard let value = members[key], value != .null else { return nil }
+        guard let value = self[key], value != .null else { return nil }
         guard let number = Lenient.number(value) else { throw .invalidParams }
         return number
     }
 
     func bool(_ key: String) throws(RequestFailure) -> Bool? {
-        guard let value = members[key], value != .null else { return nil }
+        guard let value = self[key], value != .null else { return nil }
         guard let bool = Lenient.bool(value) else { throw .invalidParams }
         return bool
     }
 
     func string(_ key: String) throws(RequestFailure) -> String? {
-        guard let value = members[key], value != .null else { return nil }
+        guard let value = self[key], value != .null else { return nil }
         guard let string = value.stringValue else { throw .invalidParams }
         return string
     }
 
     func object(_ key: String) throws(RequestFailure) -> [String: JSONValue]? {
-        guard let value = members[key], value != .null else { return nil }
+        guard let value = self[key], value != .null else { return nil }
         guard let object = value.objectValue else { throw .invalidParams }
         return object
     }
 
     func array(_ key: String) throws(RequestFailure) -> [JSONValue]? {
-        guard let value = members[key], value != .null else { return nil }
+        guard let value = self[key], value != .null else { return nil }
         guard let array = value.arrayValue else { throw .invalidParams }
         return array
     }

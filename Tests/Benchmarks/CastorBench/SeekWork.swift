@@ -9,7 +9,7 @@ import NIOCore
 /// on one thread, without sockets, TLS or tasks, for instruction counts under callgrind (which cannot
 /// run the network commands): `--count N` minus `--count 0` divided by N is one SEEK's cost.
 ///
-/// - receiver: a SEEK frame decoded, handed to the emulated receiver's engine (playing the benchmark's
+/// - receiver: a SEEK frame (one of 500 made beforehand, each to another position) decoded, handed to the emulated receiver's engine (playing the benchmark's
 ///   media), its MEDIA_STATUS reply framed: what `CastReceiver` does per request.
 /// - sender: the SEEK built and framed (`CastMediaChannel.seek`'s request), then that reply's frame decoded, its
 ///   requestId read for routing and its MEDIA_STATUS decoded from the bytes with its type, in one pass: what `CastConnection` and
@@ -46,7 +46,10 @@ enum SeekWork {
             try CastFrameEncoder().encodeFrame(message, into: &buffer)
             return buffer
         }
-        var requestFrame = try frame(seekRequest(100))
+        let requestFrame = try frame(seekRequest(100))
+        // The sender's frames, made before counting (a run of --count 0 makes them too): building a
+        // request is the sender's work, not the receiver's.
+        let requestFrames = try (0..<500).map { try frame(seekRequest(101 + $0)) }
         let replies = engine.receive(seekRequest(100), from: 1, now: .zero)
         // A device broadcasts the MEDIA_STATUS that answers a command, with the command's requestId.
         guard let reply = replies.first(where: { $0.destinationId == sender || $0.destinationId == "*" }),
@@ -57,11 +60,10 @@ enum SeekWork {
         switch side {
         case "receiver":
             for index in 0..<count {
-                var buffer = requestFrame
+                var buffer = requestFrames[index % requestFrames.count]
                 var decoder = CastFrameDecoder()
                 guard let request = try decoder.decodeFrame(from: &buffer) else { throw BenchError("frame did not decode") }
                 for message in engine.receive(request, from: 1, now: .zero) { Decode.blackHole(try frame(message)) }
-                requestFrame = try frame(seekRequest(101 + index))
             }
         case "sender":
             for index in 0..<count {
