@@ -15,21 +15,23 @@ enum Serve {
         let group = MultiThreadedEventLoopGroup.singleton
         let echo = try await RawTLS.startEchoServer(credentials: credentials, group: group)
         var ports: [Int] = []
-        var keep: [(CastReceiver, CastTransportServer)] = []
+        var keep: [CastReceiver] = []
         for index in 0..<count {
-            let receiver = CastReceiver(configuration: CastReceiverConfiguration(
-                name: "Bench \(index)", replyLatency: .milliseconds(latency)))
-            // Until CastReceiver.start() has its TLS listener, host it on the transport server.
+            // Each receiver listens with `start()`, as a user's does: its sockets are served on the
+            // receiver's own event loop, so a request is read, answered and written on one thread.
+            // (Until 2026-11-27 the bench hosted receivers on a transport server over the whole event
+            // loop group: half the connections were served on the other loop, two thread hand-offs per
+            // request that `CastReceiver.start()` never makes.)
             // The descriptor reserve is the process's: one listener keeping it is enough (each keeping
             // one would hold 16 spare descriptors and scan the whole table on its first accept).
-            let limits = index == 0 ? CastTransportServer.Limits() : CastTransportServer.Limits(descriptorReserve: 0)
-            let server = try await CastTransportServer.start(credentials: credentials, backlog: 64, limits: limits, group: group)
-            let connections = server.connections
-            Task {
-                for await connection in connections { await receiver.accept(connection) }
-            }
-            ports.append(server.port)
-            keep.append((receiver, server))
+            var configuration = CastReceiverConfiguration(name: "Bench \(index)", replyLatency: .milliseconds(latency))
+            configuration.tlsCredentials = credentials
+            configuration.connectionLimits = index == 0 ? CastTransportServer.Limits() : CastTransportServer.Limits(descriptorReserve: 0)
+            let receiver = CastReceiver(configuration: configuration)
+            try await receiver.start()
+            guard let port = await receiver.port else { throw BenchError("receiver \(index) has no port") }
+            ports.append(port)
+            keep.append(receiver)
         }
         emit(["ports": ports, "echo": echo.localAddress?.port ?? 0, "pid": Int(getpid())])
         try await Task.sleep(for: .seconds(86_400 * 365))
