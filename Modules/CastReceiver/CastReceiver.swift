@@ -417,6 +417,8 @@ public actor CastReceiver {
                 logger.debug("sender dropped", metadata: ["socket": "\(socket)"])
             case .fetch(let plan):
                 startFetching(plan)
+            case .warn(let text):
+                logger.error("\(text)")
             }
         }
     }

@@ -1,4 +1,4 @@
-import CastTransport
+@testable import CastTransport
 import Foundation
 import SwiftProtobuf
 import Testing
@@ -39,6 +39,23 @@ struct DeviceAuthEngineTests {
         // The auth reply arms the receiver's PINGs.
         #expect(h.advance(by: .seconds(5)).json(type: "PING").count == 1)
         #expect(h.engine.violations.isEmpty)
+    }
+
+    @Test func aKeyThatCannotSignAnswersInternalErrorAndSaysWhyInTheLog() throws {
+        let broken = CastDeviceCredentials(
+            deviceCertificateDER: [0x30, 0x00], intermediateCertificatesDER: [], privateKeyPEM: "not a key", crlBundle: nil,
+            misbehaviour: .none)
+        var h = EngineHarness { settings in
+            settings.deviceCredentials = broken
+            settings.tlsCertificateDER = [0x30, 0x00]
+        }
+        h.open(1)
+        let out = h.engine.receive(try challenge(), from: 1, now: h.now)
+        #expect(try reply(out).error.errorType == .internalError)
+        let warnings = out.compactMap { action -> String? in if case .warn(let text) = action { text } else { nil } }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("The device key cannot be parsed") == true, "\(warnings)")
+        #expect(h.engine.violations.isEmpty)  // the device's failure, not the sender's
     }
 
     @Test func unsupportedSignatureAlgorithm() throws {

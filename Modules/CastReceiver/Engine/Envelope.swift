@@ -28,6 +28,8 @@ enum ReceiverAction: Sendable, Hashable {
     case close(socket: Int)
     /// Fetch the content of a held media request, then call `ReceiverEngine.mediaFetchCompleted`.
     case fetch(MediaFetchPlan)
+    /// Something went wrong on the device's side (not the sender's): for the receiver's log.
+    case warn(String)
 }
 
 extension Duration {

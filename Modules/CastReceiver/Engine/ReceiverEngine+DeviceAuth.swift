@@ -20,9 +20,12 @@ extension ReceiverEngine {
         let challenge = auth.challenge
         let algorithmOK = [.unspecified, .rsassaPkcs1V15].contains(challenge.signatureAlgorithm)
         if algorithmOK, let credentials = settings.deviceCredentials, let certificate = settings.tlsCertificateDER,
-            let response = credentials.respond(to: message, tlsCertificateDER: certificate)
+            let response = credentials.response(to: message, tlsCertificateDER: certificate)
         {
-            actions.append(.send(socket: socket, response))
+            if let failure = response.signingFailure {
+                actions.append(.warn("device authentication: answered INTERNAL_ERROR because signing failed: \(failure)"))
+            }
+            actions.append(.send(socket: socket, response.reply))
             unlockPings(socket: socket, now: now)
             return
         }

@@ -90,7 +90,7 @@ import Foundation
                 }
             case .close(let socket):
                 open.remove(socket)
-            case .fetch:
+            case .fetch, .warn:
                 break
             }
         }

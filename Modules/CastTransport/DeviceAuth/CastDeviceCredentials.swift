@@ -122,6 +122,15 @@ public final class CastDeviceCredentials: Sendable {
     ///   - challengeMessage: the message received on ``CastDeviceAuthenticator/namespace``.
     ///   - tlsCertificateDER: the TLS certificate (DER) the receiver presents on this connection.
     public func respond(to challengeMessage: CastMessage, tlsCertificateDER: [UInt8]) -> CastMessage? {
+        response(to: challengeMessage, tlsCertificateDER: tlsCertificateDER)?.reply
+    }
+
+    /// ``respond(to:tlsCertificateDER:)``, with why signing failed when the reply is an `INTERNAL_ERROR`
+    /// for that reason: a device answers its sender with the error alone, and its owner (the emulated
+    /// receiver's log, a test) wants the cause.
+    package func response(
+        to challengeMessage: CastMessage, tlsCertificateDER: [UInt8]
+    ) -> (reply: CastMessage, signingFailure: CastDeviceAuthError?)? {
         guard challengeMessage.namespace == CastDeviceAuthenticator.namespace,
             case .binary(let payload) = challengeMessage.payload,
             let request = try? Cast_Channel_DeviceAuthMessage(serializedBytes: payload),
@@ -129,6 +138,7 @@ public final class CastDeviceCredentials: Sendable {
         else { return nil }
         let challenge = request.challenge
         var reply = Cast_Channel_DeviceAuthMessage()
+        var signingFailure: CastDeviceAuthError?
         if challenge.signatureAlgorithm != .rsassaPkcs1V15 && challenge.signatureAlgorithm != .unspecified {
             reply.error = Self.authError(.signatureAlgorithmUnavailable)
         } else if misbehaviour == .answerWithError {
@@ -142,7 +152,8 @@ public final class CastDeviceCredentials: Sendable {
             default: break
             }
             let signedCertificate = misbehaviour == .signOverOtherCertificate ? deviceCertificateDER : tlsCertificateDER
-            if let signature = try? sign(nonce + signedCertificate, hash: hash) {
+            do {
+                let signature = try sign(nonce + signedCertificate, hash: hash)
                 var response = Cast_Channel_AuthResponse()
                 response.signature = Data(signature)
                 response.clientAuthCertificate = Data(deviceCertificateDER)
@@ -152,12 +163,13 @@ public final class CastDeviceCredentials: Sendable {
                 if !nonce.isEmpty { response.senderNonce = Data(nonce) }
                 if let crlBundle { response.crl = Data(crlBundle) }
                 reply.response = response
-            } else {
+            } catch {
+                signingFailure = error
                 reply.error = Self.authError(.internalError)
             }
         }
         let bytes = (try? reply.serializedBytes() as [UInt8]) ?? []
-        return challengeMessage.reply(.binary(Data(bytes)))
+        return (challengeMessage.reply(.binary(Data(bytes))), signingFailure)
     }
 
     /// Signs `data` with the device key.
