@@ -62,7 +62,6 @@ public actor CastReceiver {
     private var timer: ArmedTimer?
     private var armedDeadline: Duration?
     private var listener: (any CastReceiverListener)?
-    private var acceptTask: Task<Void, Never>?
     private var listenerEventsTask: Task<Void, Never>?
     private var advertisedStatus: String?
     private var boundPort: Int?
@@ -161,9 +160,19 @@ public actor CastReceiver {
             }
             engine.settings.tlsCertificateDER = credentials.certificateDER
             tlsIdentity = credentials
+            // A connection is served from the moment its handshake completes, on this receiver's loop
+            // (the listener's): no task on another thread in between, so the sender's first request,
+            // sent right after its handshake, does not wait for one.
             listener = try await TLSReceiverListener.listen(
                 host: configuration.host, port: configuration.port, credentials: credentials,
-                limits: configuration.connectionLimits, clock: configuration.clock, loop: loop)
+                limits: configuration.connectionLimits, clock: configuration.clock, loop: loop
+            ) { [weak self] transport in
+                guard let self else {
+                    Task { await transport.close() }
+                    return
+                }
+                self.acceptOnLoop(transport)
+            }
         } catch {
             phase = .stopped
             throw CastReceiverError(
@@ -171,16 +180,6 @@ public actor CastReceiver {
         }
         self.listener = listener
         boundPort = listener.port
-        let connections = listener.connections
-        acceptTask = Task { [weak self] in
-            for await transport in connections {
-                guard let self else {
-                    await transport.close()
-                    return
-                }
-                await self.accept(transport)
-            }
-        }
         let events = listener.events
         listenerEventsTask = Task { [weak self] in
             for await event in events { await self?.listenerReported(event) }
@@ -205,8 +204,6 @@ public actor CastReceiver {
         guard phase != .stopped else { return }
         let wasAdvertised = phase == .running && advertisedStatus != nil
         phase = .stopped
-        acceptTask?.cancel()
-        acceptTask = nil
         listenerEventsTask?.cancel()
         listenerEventsTask = nil
         timer?.cancel()
@@ -226,6 +223,17 @@ public actor CastReceiver {
         }
         stopFetching()
         if wasAdvertised, let advertiser { await advertiser.stop() }
+    }
+
+    /// A connection the listener accepted, handed over on the listener's event loop, which is this
+    /// receiver's executor: served there at once (through a task on the loop only if it ever came from
+    /// another thread).
+    private nonisolated func acceptOnLoop(_ transport: any CastTransport) {
+        if loop.inEventLoop {
+            assumeIsolated { $0.accept(transport) }
+        } else {
+            loop.execute { self.assumeIsolated { $0.accept(transport) } }
+        }
     }
 
     /// Serves one sender over `transport` (a TLS socket accepted elsewhere, or an in-memory transport).

@@ -145,8 +145,36 @@ public final class CastTransportServer: Sendable {
         limits: Limits = Limits(), clock: any Clock<Duration> = ContinuousClock(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws(CastTransportError) -> CastTransportServer {
-        let credentials = try await Self.credentials(credentials)
         let connections = AsyncStream<any CastTransport>.makeStream()
+        let continuation = connections.continuation
+        return try await start(
+            host: host, port: port, credentials: credentials, backlog: backlog, limits: limits, clock: clock, group: group,
+            connections: connections
+        ) { continuation.yield($0) }
+    }
+
+    /// Starts listening, and hands each connection to `deliver` on the connection's event loop the
+    /// moment its handshake completes, instead of to ``connections`` (which then stays empty). For an
+    /// owner on that same loop (the emulated receiver, whose executor is its listener's loop): a
+    /// connection is served without a hop through a task on another thread first.
+    package static func start(
+        host: String = "127.0.0.1", port: Int = 0, credentials: TLSCredentials? = nil, backlog: Int32 = 256,
+        limits: Limits = Limits(), clock: any Clock<Duration> = ContinuousClock(),
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        deliver: @escaping @Sendable (any CastTransport) -> Void
+    ) async throws(CastTransportError) -> CastTransportServer {
+        try await start(
+            host: host, port: port, credentials: credentials, backlog: backlog, limits: limits, clock: clock, group: group,
+            connections: AsyncStream<any CastTransport>.makeStream(), deliver: deliver)
+    }
+
+    private static func start(
+        host: String, port: Int, credentials: TLSCredentials?, backlog: Int32, limits: Limits, clock: any Clock<Duration>,
+        group: any EventLoopGroup,
+        connections: (stream: AsyncStream<any CastTransport>, continuation: AsyncStream<any CastTransport>.Continuation),
+        deliver: @escaping @Sendable (any CastTransport) -> Void
+    ) async throws(CastTransportError) -> CastTransportServer {
+        let credentials = try await Self.credentials(credentials)
         let events = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let clock = TransportClock(clock)
         let backoff = limits.acceptBackoff
@@ -171,7 +199,7 @@ public final class CastTransportServer: Sendable {
             .childChannelInitializer { child in
                 child.eventLoop.makeCompletedFuture {
                     try accept(child, credentials: credentials, limits: limits, clock: clock,
-                               connections: connections.continuation, events: events.continuation)
+                               deliver: deliver, events: events.continuation)
                 }
             }
         let channel: any Channel
@@ -187,7 +215,7 @@ public final class CastTransportServer: Sendable {
     /// Sets up one accepted connection (on its event loop): the pipeline and the handshake deadline.
     private static func accept(
         _ child: any Channel, credentials: TLSCredentials, limits: Limits, clock: TransportClock,
-        connections: AsyncStream<any CastTransport>.Continuation, events: AsyncStream<Event>.Continuation
+        deliver: @escaping @Sendable (any CastTransport) -> Void, events: AsyncStream<Event>.Continuation
     ) throws {
         let peer = child.remoteAddress.map(TLSCastTransport.describe) ?? "unknown peer"
         let core = ChannelTransportCore(inboundLimit: limits.maximumQueuedInboundBytes)
@@ -217,7 +245,7 @@ public final class CastTransportServer: Sendable {
             guard settled.settle() else { return }
             switch result {
             case .success(let completed):
-                connections.yield(TLSCastTransport(channel: child, core: core, handshake: completed))
+                deliver(TLSCastTransport(channel: child, core: core, handshake: completed))
             case .failure(let error):
                 events.yield(.handshakeFailed(peer: peer, error: core.closeReason ?? ChannelTransportCore.transportError(from: error)))
             }

@@ -30,11 +30,13 @@ enum Network {
     }
 
     /// `connect --port P --runs N [--auth off|report]`: connect → first RECEIVER_STATUS, N times (plus one
-    /// untimed warm-up). `--kind floor` times a raw GnuTLS handshake plus one round trip to the echo port instead.
+    /// untimed warm-up). `--kind floor` times a raw GnuTLS handshake plus one round trip to the echo port instead;
+    /// `--kind phases` times the TLS connection and `CastConnection.start()` apart (samples alternate).
     static func connect(_ arguments: Arguments) async throws {
         let port = try arguments.int("port", 0)
         let runs = try arguments.int("runs", 20)
         let floor = arguments.values["kind"] == "floor"
+        let phases = arguments.values["kind"] == "phases"
         let configuration = try configuration(arguments)
         let clock = ContinuousClock()
         let request = RawTLS.request(size: try arguments.int("request-bytes", 160), replySize: try arguments.int("reply-bytes", 600))
@@ -48,6 +50,17 @@ enum Network {
                 let elapsed = clock.now - start
                 await client.close()
                 if run > 0 { samples.add(elapsed) }
+            } else if phases {
+                let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: port)
+                let connected = clock.now
+                let connection = CastConnection(transport: transport, configuration: configuration)
+                try await connection.start()
+                let started = clock.now
+                if run > 0 {
+                    samples.add(connected - start)
+                    samples.add(started - connected)
+                }
+                await connection.close()
             } else {
                 let connection = try await open(port: port, configuration)
                 let elapsed = clock.now - start

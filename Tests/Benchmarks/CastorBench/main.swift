@@ -3,7 +3,7 @@ import Foundation
 // castor-bench: the Swift side of `make bench` (see scripts/bench.sh and Modules/Castor/Castor.docc/Performance.md).
 let usage = """
     usage: castor-bench serve --count N [--latency-ms L]
-           castor-bench connect --port P --runs N [--auth off|report] [--kind floor --request-bytes a --reply-bytes b]
+           castor-bench connect --port P --runs N [--auth off|report] [--kind floor --request-bytes a --reply-bytes b | --kind phases]
            castor-bench seek --port P --count N [--auth off|report]
            castor-bench floor-rtt --port E --count N --request-bytes a --reply-bytes b
            castor-bench hold --ports a-b [--auth off|report] [--hold-seconds s]
