@@ -209,7 +209,19 @@ struct MediaSessionState: Sendable, Hashable {
     /// When the current item reaches its end, if it is playing and has a duration.
     var endInstant: Duration? {
         guard playerState == "PLAYING", let duration = currentItem.duration else { return nil }
-        return max(anchor + .seconds(max(0, duration - position) / playbackRate), itemStartedAt + Self.minimumItemTime)
+        return max(anchor + Self.playTime((duration - position) / playbackRate), itemStartedAt + Self.minimumItemTime)
+    }
+
+    /// The longest stretch of time a media position is turned into: a century. Past it (a duration of
+    /// 1e20 seconds, a rate of 1e-300: a sender may send either) an end never comes anyway.
+    static let longestPlayTime: Double = 100 * 365.25 * 86_400
+
+    /// `seconds` of playback as a `Duration`, at least zero and at most ``longestPlayTime``: the standard
+    /// library's `Duration` traps past about 1.7e20 seconds, and a position or an end can be any number
+    /// a sender sent (found by FuzzReceiverRequests).
+    static func playTime(_ seconds: Double) -> Duration {
+        guard seconds > 0 else { return .zero }  // NaN too
+        return .seconds(min(seconds, longestPlayTime))
     }
 
     /// When the next item must be preloaded (its `preloadTime` before the current item ends).
@@ -218,6 +230,6 @@ struct MediaSessionState: Sendable, Hashable {
             let next = autoAdvanceIndex, next != currentIndex,
             let preload = items[next].preloadTime, preload > 0, let duration = currentItem.duration
         else { return nil }
-        return anchor + .seconds(max(0, duration - preload - position) / playbackRate)
+        return anchor + Self.playTime((duration - preload - position) / playbackRate)
     }
 }
