@@ -77,6 +77,23 @@ import Testing
         await cast.endSession()
     }
 
+    /// A receiver may report any number: an item of 1e21 seconds (the emulated receiver reports what the
+    /// LOAD said, as devices do) must not trap `Duration(seconds:)` in the player, which before 2026-11-27
+    /// it did in `seekableTimeRange()` and `time()`.
+    @Test func aReceiverReportingAHugeDurationIsShownAsACentury() async throws {
+        let (cast, player, _, _) = try await Self.session()
+        let huge = CastAsset.url(URL(string: "https://example.com/forever.mp4")!,
+                                 configuration: CastAssetURLConfiguration(mimeType: "video/mp4", isLive: false, duration: 1e21),
+                                 metadata: .init(title: "Forever"))
+        try await player.loadItem(from: huge)
+        try await waitUntil("the receiver reports the duration") { player.mediaStatus?.media?.duration == 1e21 }
+        let range = try #require(player.seekableTimeRange())
+        #expect(range.upperBound == .seconds(100 * 365.25 * 86_400))
+        try await player.seek(to: .seconds(1e9))
+        #expect(try #require(player.time()) >= .seconds(1e9))
+        await cast.endSession()
+    }
+
     @Test func playbackSeekSkipAndSpeed() async throws {
         let (cast, player, tv, _) = try await Self.session()
         try await player.loadItem(from: Assets.movie(1))

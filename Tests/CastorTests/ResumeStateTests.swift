@@ -55,6 +55,15 @@ import Testing
         #expect(state.mediaSelectionLanguage(for: .legible) == "fr")
     }
 
+    /// A position a receiver reports can be any number; past a century it resumes at a century (it
+    /// trapped `Duration(seconds:)` before 2026-11-27).
+    @Test func aHugeReportedPositionResumesAtACentury() throws {
+        var status = MediaStatus(mediaSessionId: 1, playerState: .playing, currentTime: 1e300)
+        status.media = Assets.movie(1).mediaInformation
+        let state = try #require(CastPlayer.resumeState(status: status, items: [], position: nil))
+        #expect(state.options.time == .seconds(100 * 365.25 * 86_400))
+    }
+
     @Test func assetsSurviveTheRoundTripThroughMediaInformation() {
         for asset in [Assets.movie(1), Assets.movie(2, live: true), CastAsset.identifier("abc"), .entity("https://e/x")] {
             #expect(CastAsset(media: asset.mediaInformation) == asset)

@@ -212,16 +212,11 @@ struct MediaSessionState: Sendable, Hashable {
         return max(anchor + Self.playTime((duration - position) / playbackRate), itemStartedAt + Self.minimumItemTime)
     }
 
-    /// The longest stretch of time a media position is turned into: a century. Past it (a duration of
-    /// 1e20 seconds, a rate of 1e-300: a sender may send either) an end never comes anyway.
-    static let longestPlayTime: Double = 100 * 365.25 * 86_400
-
-    /// `seconds` of playback as a `Duration`, at least zero and at most ``longestPlayTime``: the standard
-    /// library's `Duration` traps past about 1.7e20 seconds, and a position or an end can be any number
-    /// a sender sent (found by FuzzReceiverRequests).
+    /// `seconds` of playback as a `Duration`: at least zero, at most a century (see
+    /// `Duration.saturatingSeconds`). An end or a preload instant can be any number a sender sent.
     static func playTime(_ seconds: Double) -> Duration {
         guard seconds > 0 else { return .zero }  // NaN too
-        return .seconds(min(seconds, longestPlayTime))
+        return .saturatingSeconds(seconds)
     }
 
     /// When the next item must be preloaded (its `preloadTime` before the current item ends).

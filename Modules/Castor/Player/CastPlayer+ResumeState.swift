@@ -1,3 +1,4 @@
+import CastJSON
 import CastMedia
 import CastQueue
 
@@ -65,7 +66,7 @@ extension CastPlayer {
         var time = position ?? status.currentTime
         if let start = status.liveSeekableRange?.start { time -= start }
         let options = CastLoadOptions(
-            index: index, time: .seconds(max(0, time)),
+            index: index, time: .saturatingSeconds(max(0, time)),
             shouldPlay: isPlaying(status.playerState),
             playbackSpeed: status.playbackRate,
             repeatMode: CastRepeatMode(status.repeatMode ?? .off))

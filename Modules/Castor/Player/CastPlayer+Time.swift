@@ -1,11 +1,13 @@
+import CastJSON
 import CastMedia
 
 extension CastPlayer {
     /// The position now: the pending seek target, else the receiver's position extrapolated with
-    /// the injected clock; `nil` without media.
+    /// the injected clock; `nil` without media. The receiver's numbers can be anything: past a century
+    /// either way they read as a century.
     public func time() -> Duration? {
-        if let target = seekProperty.value { return .seconds(target) }
-        return media.estimatedPosition.map { .seconds($0) }
+        if let target = seekProperty.value { return .saturatingSeconds(target) }
+        return media.estimatedPosition.map { .saturatingSeconds($0) }
     }
 
     /// The range one can seek in: the live seekable window when the receiver reports one, else
@@ -13,10 +15,10 @@ extension CastPlayer {
     public func seekableTimeRange() -> ClosedRange<Duration>? {
         guard let status = mediaStatus else { return nil }
         if let live = status.liveSeekableRange, let start = live.start, let end = live.end, end >= start {
-            return .seconds(start) ... .seconds(end)
+            return .saturatingSeconds(start) ... .saturatingSeconds(end)
         }
         if let duration = status.media?.duration, duration > 0 {
-            return .zero ... .seconds(duration)
+            return .zero ... .saturatingSeconds(duration)
         }
         return nil
     }
