@@ -394,6 +394,25 @@ import Foundation
         return true
     }
 
+    /// ``skipRepeat(of:)`` for a value read from an earlier input: whether the next value is, byte for
+    /// byte, `bytes` (an object or array that an earlier reader read whole, its ``bytes(of:)``, copied),
+    /// and nests within the depth limit here too (`nesting` is that span's ``Span/nesting``). If so the
+    /// reader moves past it and the caller may reuse what it made of those bytes. Cast receivers repeat
+    /// the current `media` in every MEDIA_STATUS of a session.
+    @inlinable
+    public mutating func skipRepeat(of bytes: UnsafeBufferPointer<UInt8>, nesting: Int) -> Bool {
+        parser.skipWhitespace()
+        let input = parser.bytes
+        let index = parser.index
+        guard bytes.count > 1, parser.depth + nesting <= JSONParser.maxDepth, input.count - index >= bytes.count,
+              let base = input.baseAddress, let earlier = bytes.baseAddress,
+              earlier[0] == UInt8(ascii: "{") || earlier[0] == UInt8(ascii: "["),
+              memcmp(base + index, earlier, bytes.count) == 0
+        else { return false }
+        parser.index = index + bytes.count
+        return true
+    }
+
     // MARK: Scalars and subtrees
 
     /// Reads a string. - Throws: `malformed` when the next value is not a valid string.

@@ -56,8 +56,10 @@ public final class CastMediaChannel: CastChannelPlugin {
     private let messageBroadcaster = CastBroadcaster<CastChannelMessage>()
     /// The last MEDIA_STATUS text decoded and its result: a reply reaches both the request that awaited it
     /// and the plugin callback, and the second to ask usually finds it decoded (the lock is never held
-    /// while decoding, so neither waits for the other).
-    private let decodeCache = Mutex<(text: String, message: MediaStatusMessage?)?>(nil)
+    /// while decoding, so neither waits for the other). With it, the media objects of the latest statuses,
+    /// which the next status most likely repeats.
+    private let decodeCache = Mutex<(last: (text: String, message: MediaStatusMessage?)?, memory: MediaStatusMemory)>(
+        (nil, MediaStatusMemory()))
     /// The deadline for each command; `nil` uses the connection's request timeout.
     public let timeout: Duration?
     /// Whether the channel asks for the media status (GET_STATUS) each time it connects to an app.
@@ -253,13 +255,16 @@ public final class CastMediaChannel: CastChannelPlugin {
         // there, and otherwise decodes beside it instead of sleeping on a lock until the other is done:
         // the awaiting request is a command's round trip, and a sleep and wake-up cost it more than a
         // decode (tens of microseconds on a virtual machine's idle core).
-        if let last = decodeCache.withLock({ $0 }), last.text == text { return last.message }
+        let (last, earlier) = decodeCache.withLock { ($0.last, $0.memory) }
+        if let last, last.text == text { return last.message }
         // Straight from the payload's bytes, the routing type in the same pass: no JSON tree is
-        // built for a status, and it is walked once.
+        // built for a status, and it is walked once; a `media` the latest statuses carried is not
+        // read again.
         var bytes = text
-        let routed = bytes.withUTF8 { try? MediaStatusMessage.routed(utf8: $0) }
+        var memory = earlier
+        let routed = bytes.withUTF8 { try? MediaStatusMessage.routed(utf8: $0, remembering: &memory) }
         let decoded = routed?.type == "MEDIA_STATUS" ? routed?.message : nil
-        decodeCache.withLock { $0 = (text, decoded) }
+        decodeCache.withLock { $0 = ((text, decoded), routed?.type == "MEDIA_STATUS" ? memory : earlier) }
         return decoded
     }
 

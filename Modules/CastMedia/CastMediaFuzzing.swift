@@ -18,8 +18,17 @@ import Foundation
             let type = JSONEnvelope.type(in: input)
             precondition(routed?.message == fast && routed?.type == type,
                          "the one-pass read gives type \(String(describing: routed?.type)), the envelope \(String(describing: type))")
+            // As a media channel reads a stream: the same message again, each of its media now remembered.
+            var memory = MediaStatusMemory()
+            let first = try? MediaStatusMessage.routed(utf8: input, remembering: &memory)
+            let again = try? MediaStatusMessage.routed(utf8: input, remembering: &memory)
+            precondition(first?.message == fast && again?.message == fast,
+                         "read with remembered media, the message differs:\n\(String(describing: again?.message))\n\(fast)")
         case (.failure(let fast), .failure(let reference)):
             precondition(fast.code == reference.code, "the byte reader failed with \(fast), the tree with \(reference)")
+            var memory = MediaStatusMemory()
+            precondition((try? MediaStatusMessage.routed(utf8: input, remembering: &memory)) == nil && memory.count == 0,
+                         "read with a memory, a message the tree rejects was accepted or remembered")
         case (.success(let fast), .failure(let reference)):
             preconditionFailure("the byte reader accepted what the tree rejects (\(reference)): \(fast)")
         case (.failure(let fast), .success(let reference)):

@@ -187,6 +187,101 @@ struct MediaStatusReadingTests {
         #expect(decoded?.first?.media?.metadata?.title == "A")
     }
 
+    /// Reads `texts` in order with one ``MediaStatusMemory``, as a media channel does, and holds each result
+    /// to the tree's (or each error code to the tree's).
+    static func expectSameOutcomesRemembering(_ texts: [[UInt8]], sourceLocation: SourceLocation = #_sourceLocation) {
+        var memory = MediaStatusMemory()
+        for bytes in texts {
+            let before = memory.entries.map(\.bytes)
+            let remembering = Result { () throws(JSONError) in try MediaStatusMessage.routed(utf8: bytes, remembering: &memory) }
+            let reference = Result { () throws(JSONError) in try MediaStatusMessage(json: JSONValue(parsing: Data(bytes))) }
+            switch (remembering, reference) {
+            case (.success(let fast), .success(let reference)):
+                #expect(fast.message == reference, "\(String(decoding: bytes, as: UTF8.self))", sourceLocation: sourceLocation)
+            case (.failure(let fast), .failure(let reference)):
+                #expect(fast.code == reference.code, "\(fast) / \(reference)", sourceLocation: sourceLocation)
+                #expect(memory.entries.map(\.bytes) == before, "a message that did not read changed the memory",
+                        sourceLocation: sourceLocation)
+            default:
+                Issue.record("remembering: \(remembering); tree: \(reference); input \(String(decoding: bytes, as: UTF8.self))",
+                             sourceLocation: sourceLocation)
+            }
+            #expect(memory.count <= MediaStatusMemory.capacity, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// A `media` remembered from an earlier status is reused when a later one repeats its bytes: the planted
+    /// model comes back, so the bytes were not read again.
+    @Test func aMediaRememberedFromAnEarlierStatusIsReused() throws {
+        let media = #"{"contentId":"https://example.com/a.mp4","contentType":"video/mp4","metadata":{"metadataType":1,"title":"A"}}"#
+        let status = Array((#"{"type":"MEDIA_STATUS","requestId":3,"status":[{"mediaSessionId":1,"media":"# + media + "}]}").utf8)
+        var memory = MediaStatusMemory()
+        let first = try MediaStatusMessage.routed(utf8: status, remembering: &memory)
+        #expect(first.type == "MEDIA_STATUS")
+        #expect(first.message.first?.media?.metadata?.title == "A")
+        #expect(memory.count == 1)
+        var planted = try #require(first.message.first?.media)
+        planted.contentType = "planted"
+        memory.entries[0].media = MediaBox(planted)
+        let second = try MediaStatusMessage.routed(utf8: status, remembering: &memory)
+        #expect(second.message.first?.media?.contentType == "planted")
+        // One byte different: read again.
+        let changed = Array(String(decoding: status, as: UTF8.self).replacingOccurrences(of: #""A""#, with: #""B""#).utf8)
+        let third = try MediaStatusMessage.routed(utf8: changed, remembering: &memory)
+        #expect(third.message.first?.media?.contentType == "video/mp4")
+        #expect(third.message.first?.media?.metadata?.title == "B")
+        // Most recent first: the new media, then the one it did not repeat.
+        #expect(memory.entries.first?.media.media.metadata?.title == "B")
+        #expect(memory.count == 2)
+    }
+
+    /// Statuses read in a row with one memory give what the tree gives, whatever repeats: the same status
+    /// again, its media in the queue window, a window of three items that comes back shifted, a media
+    /// changed in its last bytes, a remembered media that would now nest past the depth limit, and
+    /// statuses that do not read at all (which leave the memory as it was).
+    @Test func statusesReadInARowWithOneMemoryGiveTheSameOutcome() {
+        func media(_ title: String) -> String {
+            #"{"contentId":"https://example.com/\#(title).mp4","contentType":"video/mp4","metadata":{"metadataType":1,"title":"\#(title)"}}"#
+        }
+        func status(_ current: String, window: [String], requestId: Int = 1) -> [UInt8] {
+            let items = window.enumerated().map { #"{"itemId":\#($0.offset + 1),"media":\#(media($0.element))}"# }
+            return Array(#"{"type":"MEDIA_STATUS","requestId":\#(requestId),"status":[{"mediaSessionId":1,"items":[\#(items.joined(separator: ","))],"media":\#(media(current))}]}"#.utf8)
+        }
+        var texts: [[UInt8]] = [
+            status("a", window: ["a", "b"]), status("a", window: ["a", "b"], requestId: 2),
+            status("b", window: ["a", "b", "c"]), status("c", window: ["b", "c", "d"]), status("d", window: ["c", "d", "e"]),
+            status("a", window: []), status("ab", window: ["a"]), Array("{".utf8), status("a", window: ["a"]),
+            Array(#"{"status":[{"mediaSessionId":1,"media":{"contentId":"x"}}]} x"#.utf8), status("a", window: ["a"]),
+        ]
+        // A media remembered from a status's `media` (opening at depth 4, nesting to 511), then repeated in
+        // its queue data's items (opening at depth 7: past the limit of 512), then where it was.
+        let deep = #"{"contentId":"a","customData":"# + String(repeating: "[", count: 507) + String(repeating: "]", count: 507) + "}"
+        let shallow = Array((#"{"status":[{"mediaSessionId":1,"media":"# + deep + "}]}").utf8)
+        let deeper = Array((#"{"status":[{"mediaSessionId":1,"queueData":{"items":[{"media":"# + deep + "}]}}]}").utf8)
+        texts += [shallow, deeper, shallow]
+        texts += MediaModelJSONTests.statuses.map { Array($0.utf8) } + MediaModelJSONTests.statuses.map { Array($0.utf8) }
+        texts += [Array(Self.realDevice.utf8), Array(Self.realDevice.utf8)]
+        Self.expectSameOutcomesRemembering(texts)
+    }
+
+    /// Seeded mutations of the repository's statuses read in a row with one memory: each mutation comes
+    /// after its unmutated original, so most remembered media are a byte or two away from the next.
+    @Test func mutatedStatusesReadInARowGiveTheSameOutcome() {
+        var generator = SeededGenerator(seed: 23)
+        let samples = MediaModelJSONTests.statuses.map { Array($0.utf8) } + [Array(Self.realDevice.utf8)]
+        var texts: [[UInt8]] = []
+        for round in 0..<1_000 {
+            let original = samples[round % samples.count]
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...2, using: &generator) where !bytes.isEmpty {
+                let at = Int.random(in: 0..<bytes.count, using: &generator)
+                if Bool.random(using: &generator) { bytes[at] = UInt8.random(in: 0...255, using: &generator) } else { bytes.remove(at: at) }
+            }
+            texts += [original, bytes, original]
+        }
+        Self.expectSameOutcomesRemembering(texts)
+    }
+
     /// Seeded mutations of the repository's statuses (bytes flipped, inserted, deleted, and JSON tokens
     /// spliced in): whatever the input, both decoders agree.
     @Test func mutatedStatusesGiveTheSameOutcome() {

@@ -37,6 +37,26 @@ extension MediaStatusMessage {
         }.get()
     }
 
+    /// ``routed(utf8:)`` for the next message of a stream: a `media` object whose bytes are those of one
+    /// that `memory` kept from the stream's earlier messages is not read again, its model is reused.
+    /// Receivers send the same `media` in every status of a session, and it is most of a status's
+    /// reading. `memory` is updated with this message's media when the message reads (and left as it
+    /// was when it throws); it keeps at most ``MediaStatusMemory/capacity`` of them.
+    package static func routed(
+        utf8 bytes: some Collection<UInt8>, remembering memory: inout MediaStatusMemory
+    ) throws(JSONError) -> (type: String?, message: MediaStatusMessage) {
+        let earlier = memory
+        let (type, message, later) = try JSONPullReader.withContiguousBytes(of: bytes) { buffer in
+            JSONPullReader.read(buffer: buffer) { reader throws(JSONError) in
+                var repeated = RepeatedMedia(memory: earlier)
+                let (type, message) = try read(from: &reader, repeated: &repeated)
+                return (type, message, repeated.memory(reading: reader))
+            }
+        }.get()
+        memory = later
+        return (type, message)
+    }
+
     private enum Member: Int, CaseIterable { case requestId, status, type, responseType }
     private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
 
@@ -45,6 +65,13 @@ extension MediaStatusMessage {
     }
 
     private static func read(from reader: inout JSONPullReader) throws(JSONError) -> (type: String?, message: MediaStatusMessage) {
+        var repeated = RepeatedMedia()
+        return try read(from: &reader, repeated: &repeated)
+    }
+
+    private static func read(
+        from reader: inout JSONPullReader, repeated: inout RepeatedMedia
+    ) throws(JSONError) -> (type: String?, message: MediaStatusMessage) {
         guard try reader.peek() == .object else {
             let value = try reader.readValue()
             throw JSONError(code: .typeMismatch, message: "MediaStatusMessage must be a JSON object, not \(value.shortDescription)")
@@ -53,7 +80,6 @@ extension MediaStatusMessage {
         var status: [MediaStatus] = []
         var type: String?
         var responseType: String?
-        var repeated = RepeatedMedia()
         var more = try reader.beginObject()
         while more {
             let key = try reader.readKey()
@@ -229,16 +255,14 @@ extension MediaInformation {
     }
     private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
 
-    /// The next value as media information, or the last one read when its bytes are the same (receivers
-    /// send the current item's `media` twice in a MEDIA_STATUS: in the status and in its `items`).
-    /// The result is written into `media` in place (`nil` when the value is not an object).
+    /// The next value as media information, or one read before when its bytes are the same (receivers
+    /// send the current item's `media` twice in a MEDIA_STATUS, in the status and in its `items`, and
+    /// again in every status of the session). The result is written into `media` in place (`nil` when
+    /// the value is not an object).
     static func read(
         from reader: inout JSONPullReader, into media: inout MediaInformation?, repeated: inout RepeatedMedia
     ) throws(JSONError) {
-        if let span = repeated.span, reader.skipRepeat(of: span) {
-            media = repeated.media
-            return
-        }
+        if repeated.skipRepeat(in: &reader, into: &media) { return }
         guard try reader.peek() == .object else {
             try reader.skipValue()
             media = nil
@@ -247,7 +271,7 @@ extension MediaInformation {
         let mark = reader.mark()
         media = blank
         try readMembers(from: &reader, into: &media!)
-        repeated = RepeatedMedia(span: reader.span(from: mark), media: media)
+        repeated.add(span: reader.span(from: mark), media: media!)
     }
 
     /// What a `media` object without members reads as, the start of every read in place.
@@ -395,10 +419,130 @@ extension QueueItem {
     }
 }
 
-/// The last `media` object read in a message, with its bytes, for ``MediaInformation/read(from:into:repeated:)``.
+/// The `media` objects already read, for ``MediaInformation/read(from:into:repeated:)``: those read whole
+/// from this message (their spans in its bytes) and those a ``MediaStatusMemory`` kept from earlier
+/// messages, each with its model.
 struct RepeatedMedia {
-    var span: JSONPullReader.Span?
-    var media: MediaInformation?
+    /// The latest read whole from this message, and its model.
+    private var lastSpan: JSONPullReader.Span?
+    private var lastMedia: MediaInformation?
+    /// Those read whole from this message before the latest, oldest first (a queue window's other items),
+    /// kept only when reading with a memory; at most ``MediaStatusMemory/capacity`` with the latest.
+    private var older: [(span: JSONPullReader.Span, media: MediaBox)] = []
+    /// From earlier messages.
+    private let earlier: [MediaStatusMemory.Entry]
+    /// Which of ``earlier`` this message repeated (bit `i` for entry `i`).
+    private var repeatedEarlier: UInt8 = 0
+    /// Whether the media read are remembered beyond the latest (reading with a ``MediaStatusMemory``).
+    private let remembers: Bool
+
+    /// Without a memory only the latest media read is compared (the status's `media` and the current
+    /// item's repeat each other), and nothing is boxed.
+    init() {
+        earlier = []
+        remembers = false
+    }
+
+    init(memory: MediaStatusMemory) {
+        earlier = memory.entries
+        remembers = true
+    }
+
+    /// When the next value's bytes are those of a `media` read before, moves the reader past them, sets
+    /// `media` to that model and returns `true`; otherwise changes nothing and returns `false`.
+    @inline(__always)
+    mutating func skipRepeat(in reader: inout JSONPullReader, into media: inout MediaInformation?) -> Bool {
+        if let span = lastSpan, reader.skipRepeat(of: span) {
+            media = lastMedia
+            return true
+        }
+        guard remembers, let box = skipRemembered(in: &reader) else { return false }
+        media = box.media
+        return true
+    }
+
+    /// The box of an older `media` of this message, or of one from an earlier message, whose bytes the next
+    /// value repeats (the reader then moves past them).
+    private mutating func skipRemembered(in reader: inout JSONPullReader) -> MediaBox? {
+        for (span, box) in older.reversed() where reader.skipRepeat(of: span) { return box }
+        for (index, entry) in earlier.enumerated() {
+            let repeated = entry.bytes.withUnsafeBufferPointer { reader.skipRepeat(of: $0, nesting: entry.nesting) }
+            if repeated {
+                repeatedEarlier |= 1 << index
+                return entry.media
+            }
+        }
+        return nil
+    }
+
+    /// Records a `media` read whole from this message.
+    @inline(__always)
+    mutating func add(span: JSONPullReader.Span, media: MediaInformation) {
+        if remembers, lastSpan != nil { keepLatest() }
+        lastSpan = span
+        lastMedia = media
+    }
+
+    /// Moves the latest media read into ``older``, boxed.
+    private mutating func keepLatest() {
+        guard let span = lastSpan, let media = lastMedia else { return }
+        if older.count == MediaStatusMemory.capacity - 1 { older.removeFirst() }
+        older.append((span, MediaBox(media)))
+    }
+
+    /// What to remember after this message (read by `reader`): the media it carried, those read whole
+    /// copied out of its bytes, then the earlier ones it did not repeat, up to the capacity.
+    func memory(reading reader: JSONPullReader) -> MediaStatusMemory {
+        guard lastSpan != nil || Int(repeatedEarlier) != (1 << earlier.count) - 1 else {
+            return MediaStatusMemory(entries: earlier)
+        }
+        var entries: [MediaStatusMemory.Entry] = []
+        entries.reserveCapacity(MediaStatusMemory.capacity)
+        for (index, entry) in earlier.enumerated() where repeatedEarlier & (1 << index) != 0 { entries.append(entry) }
+        func keep(_ span: JSONPullReader.Span, _ box: MediaBox) {
+            guard entries.count < MediaStatusMemory.capacity else { return }
+            entries.append(MediaStatusMemory.Entry(bytes: Array(reader.bytes(of: span)), nesting: span.nesting, media: box))
+        }
+        if let lastSpan, let lastMedia { keep(lastSpan, MediaBox(lastMedia)) }
+        for (span, box) in older.reversed() { keep(span, box) }
+        for (index, entry) in earlier.enumerated() where repeatedEarlier & (1 << index) == 0 && entries.count < MediaStatusMemory.capacity {
+            entries.append(entry)
+        }
+        return MediaStatusMemory(entries: entries)
+    }
+}
+
+/// A model read once and kept while a message is read and between messages, moved about as a reference: a
+/// `MediaInformation` is hundreds of bytes, and moving it by value costs a copy each time.
+final class MediaBox: Sendable {
+    let media: MediaInformation
+    init(_ media: MediaInformation) { self.media = media }
+}
+
+/// The `media` objects of a stream's latest MEDIA_STATUS messages, with their bytes and models, so the
+/// next message that repeats one (receivers repeat the current media in every status) reuses its model
+/// instead of reading it again (``MediaStatusMessage/routed(utf8:remembering:)``).
+package struct MediaStatusMemory: Sendable {
+    /// One `media` object: its bytes as received, how deep it nests, and what it read as.
+    struct Entry: Sendable {
+        var bytes: [UInt8]
+        var nesting: Int
+        var media: MediaBox
+    }
+
+    /// The most media objects kept: a queue window's three items and one more.
+    static let capacity = 4
+
+    /// Most recently received first.
+    var entries: [Entry]
+
+    /// An empty memory.
+    package init() { entries = [] }
+
+    init(entries: [Entry]) { self.entries = entries }
+
+    /// How many media objects are kept.
+    package var count: Int { entries.count }
 }
 
 /// A member read with a strict rule (`JSONObjectReader`'s `strict…`): absent (missing or `null`), a value,

@@ -12,8 +12,8 @@ import NIOCore
 /// - receiver: a SEEK frame (one of 500 made beforehand, each to another position) decoded, handed to the emulated receiver's engine (playing the benchmark's
 ///   media), its MEDIA_STATUS reply framed: what `CastReceiver` does per request.
 /// - sender: the SEEK built and framed (`CastMediaChannel.seek`'s request), then that reply's frame decoded, its
-///   requestId read for routing and its MEDIA_STATUS decoded from the bytes with its type, in one pass: what `CastConnection` and
-///   `CastMediaChannel` do per command.
+///   requestId read for routing and its MEDIA_STATUS decoded from the bytes with its type, in one pass, a `media` the
+///   previous status carried not read again: what `CastConnection` and `CastMediaChannel` do per command.
 enum SeekWork {
     static func run(_ arguments: Arguments) throws {
         let count = try arguments.int("count", 1000)
@@ -66,6 +66,8 @@ enum SeekWork {
                 for message in engine.receive(request, from: 1, now: .zero) { Decode.blackHole(try frame(message)) }
             }
         case "sender":
+            // As the media channel keeps it: the media objects of the latest statuses.
+            var memory = MediaStatusMemory()
             for index in 0..<count {
                 Decode.blackHole(try frame(seekRequest(101 + index)))
                 var buffer = replyFrame
@@ -74,7 +76,7 @@ enum SeekWork {
                 let routed = CastChannelMessage(message)
                 Decode.blackHole(routed.requestId)
                 // The media channel reads the routing type in the same pass as the status.
-                let reply = try MediaStatusMessage.routed(utf8: (message.text ?? "").utf8)
+                let reply = try MediaStatusMessage.routed(utf8: (message.text ?? "").utf8, remembering: &memory)
                 Decode.blackHole(reply.type)
                 Decode.blackHole(reply.message.first)
             }
