@@ -27,7 +27,8 @@ extension CastConnection {
             }
         }
         if let refusal { throw refusal }
-        let consumer = Task { [weak self] in
+        let executor = plugin.runsOnConnectionThread ? transport.taskExecutor : nil
+        let consumer = Task(executorPreference: executor) { [weak self] in
             for await call in stream {
                 switch call {
                 case .connect(let context):

@@ -22,6 +22,9 @@ import Synchronization
 public final class CastMediaChannel: CastChannelPlugin {
     /// The media namespace.
     public let namespace = CastNamespace.media
+    /// `true`: the callbacks are short (a status is recorded and published under a lock), so each
+    /// message reaches the channel on the connection's I/O thread without waking another.
+    public var runsOnConnectionThread: Bool { true }
 
     struct State {
         var context: CastChannelContext?
@@ -176,6 +179,13 @@ public final class CastMediaChannel: CastChannelPlugin {
             receive(decoded.first, text: message.text, isReply: (decoded.requestId ?? 0) != 0)
         }
         messageBroadcaster.yield(message)
+    }
+
+    /// Decodes a MEDIA_STATUS as it arrives, on the connection's I/O thread, while the request it
+    /// answers is being resumed: the request (and then the plugin callback) find it decoded.
+    public func prepare(_ message: CastChannelMessage) {
+        guard message.namespace == namespace.rawValue else { return }
+        _ = decodeStatus(message)
     }
 
     /// A status delivered by the plugin callback, in the order the receiver sent it: recorded (unless

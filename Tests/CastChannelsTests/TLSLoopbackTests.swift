@@ -1,6 +1,7 @@
 import CastJSON
 import CastTestSupport
 import CastTransport
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -64,6 +65,57 @@ struct TLSLoopbackTests {
         // CLOSE from the app transport ends the plugin's channel.
         try await connection.receiver.stop(sessionId: app.sessionId)
         #expect(await iterator.next() == .disconnect(.closedByReceiver))
+        await connection.close()
+        await server.close()
+    }
+
+    /// Records each call and whether it ran on an event loop's thread.
+    final class ThreadRecordingPlugin: CastChannelPlugin {
+        let namespace: CastNamespace
+        let runsOnConnectionThread: Bool
+        let calls = Mutex<[String]>([])
+        private let broadcaster = CastBroadcaster<String>()
+
+        init(onConnectionThread: Bool) throws {
+            namespace = try CastNamespace(FakeDevice.chatNamespace)
+            runsOnConnectionThread = onConnectionThread
+        }
+
+        var stream: AsyncStream<String> { broadcaster.subscribe() }
+
+        private func record(_ call: String) {
+            let entry = "\(call) on \(MultiThreadedEventLoopGroup.currentEventLoop == nil ? "pool" : "loop")"
+            calls.withLock { $0.append(entry) }
+            broadcaster.yield(entry)
+        }
+
+        func prepare(_ message: CastChannelMessage) { record("prepare \(message.type ?? "?")") }
+        func channelDidConnect(_ context: CastChannelContext) async { record("connect") }
+        func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async {
+            record("message \(message.type ?? "?")")
+        }
+    }
+
+    /// A plugin that asks for it gets its callbacks on the connection's event loop (no thread is woken
+    /// per message); one that does not, on the shared pool. Either way each message is first prepared
+    /// on the loop, after the request it answers was completed and before the callback.
+    @Test(arguments: [true, false])
+    func pluginCallbacksRunWhereThePluginAsks(onConnectionThread: Bool) async throws {
+        let (server, _) = try await Self.startDevice()
+        let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
+        #expect(transport.taskExecutor != nil)
+        let connection = CastConnection(transport: transport)
+        let plugin = try ThreadRecordingPlugin(onConnectionThread: onConnectionThread)
+        var calls = plugin.stream.makeAsyncIterator()
+        try await connection.add(plugin)
+        _ = try await connection.start()
+        _ = try await connection.receiver.launch(appId: "CHAT")
+        let callbackThread = onConnectionThread ? "loop" : "pool"
+        #expect(await calls.next() == "connect on \(callbackThread)")
+        let reply = try await #require(connection.context(for: plugin)).request(["type": "ECHO", "text": "hi"])
+        #expect(reply.type == "ECHOED")
+        #expect(await calls.next() == "prepare ECHOED on loop")
+        #expect(await calls.next() == "message ECHOED on \(callbackThread)")
         await connection.close()
         await server.close()
     }

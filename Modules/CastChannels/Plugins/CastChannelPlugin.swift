@@ -28,21 +28,38 @@ public protocol CastChannelPlugin: AnyObject, Sendable {
     var namespace: CastNamespace { get }
     /// Whom the channel talks to; defaults to ``CastChannelEndpoint/application``.
     var endpoint: CastChannelEndpoint { get }
+    /// Whether the callbacks run on the connection's I/O thread (its transport's
+    /// ``CastTransport/taskExecutor``, when it has one) instead of the shared thread pool: each
+    /// message then reaches the plugin without waking another thread. Only for plugins whose
+    /// callbacks are short and never block; every connection served by that thread waits while
+    /// one runs (awaiting is fine: the callback is suspended, not the thread). Defaults to `false`.
+    var runsOnConnectionThread: Bool { get }
     /// The channel's virtual connection is open; `context` sends on it. Defaults to nothing.
     func channelDidConnect(_ context: CastChannelContext) async
     /// The channel's virtual connection is gone; `context` can no longer send. Defaults to nothing.
     func channelDidDisconnect(_ context: CastChannelContext, reason: CastChannelDisconnectReason) async
     /// A message arrived on the channel from its peer (unicast to this sender or broadcast).
     func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async
+    /// A message for the channel was just decoded, and is about to be queued for
+    /// ``channel(_:didReceive:)``. Called synchronously on the connection's I/O thread, after any
+    /// request it answers was completed: the place to start work the awaiting request and the
+    /// callback will both want (decoding the payload into a cache) while the requester's task is
+    /// being woken. Keep it short and never block or wait for a lock another task may hold long:
+    /// every connection on that thread waits meanwhile. Defaults to nothing.
+    func prepare(_ message: CastChannelMessage)
 }
 
 extension CastChannelPlugin {
     /// Application channels by default.
     public var endpoint: CastChannelEndpoint { .application }
+    /// `false`: callbacks run on the shared thread pool.
+    public var runsOnConnectionThread: Bool { false }
     /// Does nothing.
     public func channelDidConnect(_ context: CastChannelContext) async {}
     /// Does nothing.
     public func channelDidDisconnect(_ context: CastChannelContext, reason: CastChannelDisconnectReason) async {}
+    /// Does nothing.
+    public func prepare(_ message: CastChannelMessage) {}
 }
 
 /// Whom a channel talks to.

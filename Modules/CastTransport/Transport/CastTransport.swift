@@ -45,6 +45,10 @@ public protocol CastTransport: AnyObject, Sendable {
     /// The peer's TLS certificate (DER), which device authentication binds to; `nil` (the
     /// default) for transports without TLS.
     var peerCertificateDER: [UInt8]? { get }
+    /// An executor on the thread that delivers inbound messages, for work that should follow a
+    /// message without a thread hand-off (a `CastConnection` runs the callbacks of plugins that ask
+    /// for it there); `nil` (the default) when the transport has none.
+    var taskExecutor: (any TaskExecutor)? { get }
 }
 
 /// What a transport hands to the handler given to ``CastTransport/deliverInbound(to:)``.
@@ -61,6 +65,9 @@ public enum CastInboundEvent: Sendable {
 extension CastTransport {
     /// `nil`: the transport has no TLS certificate.
     public var peerCertificateDER: [UInt8]? { nil }
+
+    /// `nil`: the transport has no I/O thread of its own.
+    public var taskExecutor: (any TaskExecutor)? { nil }
 
     /// Reads ``inbound`` in a task and hands each message, then the end, to `handler`.
     public func deliverInbound(to handler: @escaping @Sendable (CastInboundEvent) -> Void) {

@@ -34,6 +34,10 @@ public final class TLSCastTransport: CastTransport {
     public let localAddress: SocketAddress?
     /// The negotiated TLS version, such as `TLS1.3`.
     public let tlsVersion: String
+    /// Runs jobs on the connection's event loop, the thread that decodes inbound messages. A job
+    /// enqueued after that loop's group has shut down never runs: with a group of your own, close
+    /// the connections (and await their plugins) before shutting the group down.
+    public let taskExecutor: (any TaskExecutor)?
 
     init(channel: any Channel, core: ChannelTransportCore, handshake: GnuTLSHandshakeCompleted) {
         self.channel = channel
@@ -43,6 +47,7 @@ public final class TLSCastTransport: CastTransport {
         tlsVersion = handshake.protocolVersion
         localAddress = channel.localAddress
         peerDescription = channel.remoteAddress.map(Self.describe) ?? "unknown peer"
+        taskExecutor = EventLoopTaskExecutor(channel.eventLoop)
     }
 
     static func describe(_ address: SocketAddress) -> String {
