@@ -28,7 +28,8 @@ struct PychromecastInteropTests {
         #expect(done, "the driver did not finish: \(result.stdout)")
         let expected = [
             "receiver_status", "set_volume", "mute", "unmute", "launch_dmr", "play_media", "subtitle_track", "title",
-            "pause", "play", "seek", "enable_subtitle", "queue_next", "queue_prev", "custom_namespace_launch",
+            "pause", "play", "seek", "enable_subtitle", "queue_next", "queue_prev", "huge_duration", "huge_seek",
+            "huge_start", "huge_status", "custom_namespace_launch",
             "custom_namespace_round_trip", "quit_app",
         ]
         for name in expected {
@@ -37,7 +38,8 @@ struct PychromecastInteropTests {
         }
         #expect(checks["exception"] == nil, "\(checks["exception"]?.detail ?? "")")
         // The receiver exits cleanly on SIGTERM; a whole pychromecast session (volume, media, tracks,
-        // queue, a custom namespace) is accepted without a single refusal.
+        // queue, durations and positions no Duration holds, a custom namespace) is accepted without a
+        // single refusal.
         print("cast-receiver violations with pychromecast 14 (whole session): \(stopped.violations.map(String.init) ?? "unknown")")
         #expect(stopped.status == 0)
         #expect(stopped.violations == 0, "\(stopped.lines)")

@@ -106,6 +106,23 @@ def main():
     mc.queue_prev()
     report("queue_prev", wait_for(lambda: mc.status.title == "Big Buck Bunny"), mc.status.title)
 
+    # Numbers no real media has, from a sender we did not write: a duration of 1e21 seconds (past what a
+    # Swift Duration holds: this trapped the receiver before ffca6e8), a seek near it, then a start at
+    # 1e299 seconds of a 1e300-second item. The receiver keeps answering and reports what it was told.
+    mc.play_media("http://127.0.0.1:9/huge.mp4", "video/mp4", title="huge", stream_type="BUFFERED",
+                  media_info={"duration": 1e21})
+    report("huge_duration", wait_for(lambda: mc.status.title == "huge" and mc.status.player_state == "PLAYING"
+                                     and mc.status.duration == 1e21), (mc.status.duration, mc.status.player_state))
+    mc.seek(1e20)
+    report("huge_seek", wait_for(lambda: mc.status.current_time >= 1e20), mc.status.current_time)
+    mc.play_media("http://127.0.0.1:9/huger.mp4", "video/mp4", title="huger", stream_type="BUFFERED",
+                  current_time=1e299, media_info={"duration": 1e300})
+    report("huge_start", wait_for(lambda: mc.status.title == "huger" and mc.status.current_time >= 1e299),
+           (mc.status.title, mc.status.current_time))
+    mc.update_status()
+    report("huge_status", wait_for(lambda: mc.status.player_state == "PLAYING" and mc.status.duration == 1e300),
+           (mc.status.player_state, mc.status.duration))
+
     # A custom namespace controller, which launches its app and round-trips a message.
     echo = EchoController(echo_namespace, echo_app)
     cast.register_handler(echo)
