@@ -164,6 +164,46 @@ struct MPRISInteropTests {
         finished = true
     }
 
+    @Test("A song of 1e21 seconds that pychromecast loaded is published with the longest length D-Bus holds, and playerctl seeks in it",
+          .enabled(if: Peers.inCI || (Peers.onPath("dbus-daemon") != nil && Peers.onPath("playerctl") != nil && Peers.hasDebianPychromecast), "needs dbus-daemon (apt dbus), playerctl and Debian's python3-pychromecast"))
+    func aDurationNoDurationHoldsIsTheLongestLength() async throws {
+        let receiver = try await ReceiverProcess.start()
+        let bus = try await PrivateBus.start()
+        var mpris: ChildProcess?
+        var finished = false
+        defer {
+            if !finished { for pid in [mpris?.pid, bus.daemon.pid, receiver.child.pid].compactMap({ $0 }) { kill(pid, SIGKILL) } }
+        }
+        // Another sender (not ours) loads it; the receiver reports what the LOAD said, as devices do.
+        let loaded = try await otherSender("huge", receiver: receiver)
+        #expect(loaded["status"]?["media"]?["duration"]?.doubleValue == 1e21)
+
+        // castctl mpris joins the session: its player turns the reported numbers into Durations and
+        // microseconds (both trapped on such numbers before 2a3f3a5).
+        let child = try ChildProcess(TestPaths.program("castctl"), ["mpris", "--host", "127.0.0.1", "--port", String(receiver.port),
+                                                                    "--name", "Interop TV"], environment: bus.environment)
+        mpris = child
+        let mprisGuard = watchdog(child, seconds: 300)
+        defer { mprisGuard.cancel() }
+        let published = await child.waitForLine(where: { $0.hasPrefix("published ") })
+        let busName = try #require(published?.dropFirst("published ".count).description, "castctl mpris: \(child.errorOutput)")
+        let p = ["--player", String(busName.dropFirst("org.mpris.MediaPlayer2.".count))]
+        #expect(try await playerctl(bus, p + ["metadata", "--format", "{{title}} {{mpris:length}}"]) == "Forever \(Int64.max)")
+        #expect(try await playerctl(bus, p + ["status"]) == "Playing")
+
+        // A seek a billion seconds in reaches the receiver, and the position reads back.
+        try await playerctl(bus, p + ["position", "1000000000"])
+        let status = try await otherSender("status", receiver: receiver)
+        #expect(status["status"]?["currentTime"]?.doubleValue.map { $0 >= 1e9 } == true, "\(status)")
+        let position = try await playerctl(bus, p + ["position"])
+        #expect(Double(position).map { $0 >= 1e9 } == true, "position \(position)")
+
+        #expect(await child.terminate() == 0, "\(child.errorOutput)")
+        _ = await bus.daemon.terminate()
+        #expect(await receiver.child.terminate() == 0)
+        finished = true
+    }
+
     @Test("With --host and no --name, Identity is the name the device gives itself (eureka_info on port 8008), read with dbus-send",
           .enabled(if: Peers.inCI || (Peers.onPath("dbus-daemon") != nil && Peers.onPath("dbus-send") != nil && Peers.hasDebianPychromecast),
                    "needs dbus-daemon and dbus-send (apt dbus) and Debian's python3-pychromecast"))

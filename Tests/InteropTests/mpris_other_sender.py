@@ -2,6 +2,7 @@
 """The "other sender" of the MPRIS interop test: pychromecast (Debian's python3-pychromecast).
 
   load    loads a song with title, artist and duration, then queues two more
+  huge    loads a song of 1e21 seconds (more than any Swift Duration or D-Bus length holds)
   pause   pauses what plays
   status  prints the receiver's last MEDIA_STATUS entry and the device volume
   stop    stops the receiver app (the media session ends)
@@ -40,7 +41,7 @@ def song(n):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("command", choices=["load", "pause", "status", "stop"])
+    parser.add_argument("command", choices=["load", "huge", "pause", "status", "stop"])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--uuid", required=True)
@@ -71,6 +72,12 @@ def main():
             mc.play_media(base.format(n), "audio/mpeg", enqueue=True, **song(n))
             ok = updated.wait(10) and ok  # the receiver's MEDIA_STATUS after QUEUE_INSERT
         detail = f"state={mc.status.player_state}"
+    elif args.command == "huge":
+        mc.play_media("http://127.0.0.1:9/forever.mp3", "audio/mpeg",
+                      metadata={"metadataType": 3, "title": "Forever", "artist": "The Castors"},
+                      media_info={"duration": 1e21})
+        ok = wait_for(lambda: mc.status.player_state == "PLAYING" and mc.status.duration == 1e21)
+        detail = f"state={mc.status.player_state} duration={mc.status.duration}"
     elif args.command == "pause":
         if cast.app_id is not None:
             mc.update_status()
