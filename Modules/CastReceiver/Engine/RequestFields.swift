@@ -82,43 +82,33 @@ struct RequestFields: Sendable {
         Dictionary(zip(names, values), uniquingKeysWith: { _, last in last })
     }
 
-    func has(_ key: String) -> Bool { self[key] != nil && self[key] != .null }
-
-    func int(_ key: String) throws(RequestFailure) -> Int? {
+    /// The value of `key` when present and not `null` (looked up once).
+    func present(_ key: String) -> JSONValue? {
         guard let value = self[key], value != .null else { return nil }
-        guard let int = Lenient.int(value) else { throw .invalidParams }
-        return int
+        return value
     }
 
-    func number(_ key: String) throws(RequestFailure) -> Double? {
-        guard let value = self[key], value != .null else { return nil }
-        guard let number = Lenient.number(value) else { throw .invalidParams }
-        return number
+    func has(_ key: String) -> Bool { present(key) != nil }
+
+    /// The value of `key` converted by `convert`; `nil` when absent or `null`, `invalidParams` when
+    /// `convert` refuses it.
+    private func typed<Value>(_ key: String, _ convert: (JSONValue) -> Value?) throws(RequestFailure) -> Value? {
+        guard let value = present(key) else { return nil }
+        guard let converted = convert(value) else { throw .invalidParams }
+        return converted
     }
 
-    func bool(_ key: String) throws(RequestFailure) -> Bool? {
-        guard let value = self[key], value != .null else { return nil }
-        guard let bool = Lenient.bool(value) else { throw .invalidParams }
-        return bool
-    }
+    func int(_ key: String) throws(RequestFailure) -> Int? { try typed(key, Lenient.int) }
 
-    func string(_ key: String) throws(RequestFailure) -> String? {
-        guard let value = self[key], value != .null else { return nil }
-        guard let string = value.stringValue else { throw .invalidParams }
-        return string
-    }
+    func number(_ key: String) throws(RequestFailure) -> Double? { try typed(key, Lenient.number) }
 
-    func object(_ key: String) throws(RequestFailure) -> [String: JSONValue]? {
-        guard let value = self[key], value != .null else { return nil }
-        guard let object = value.objectValue else { throw .invalidParams }
-        return object
-    }
+    func bool(_ key: String) throws(RequestFailure) -> Bool? { try typed(key, Lenient.bool) }
 
-    func array(_ key: String) throws(RequestFailure) -> [JSONValue]? {
-        guard let value = self[key], value != .null else { return nil }
-        guard let array = value.arrayValue else { throw .invalidParams }
-        return array
-    }
+    func string(_ key: String) throws(RequestFailure) -> String? { try typed(key, \.stringValue) }
+
+    func object(_ key: String) throws(RequestFailure) -> [String: JSONValue]? { try typed(key, \.objectValue) }
+
+    func array(_ key: String) throws(RequestFailure) -> [JSONValue]? { try typed(key, \.arrayValue) }
 
     func intArray(_ key: String) throws(RequestFailure) -> [Int]? {
         guard let array = try array(key) else { return nil }
