@@ -29,7 +29,7 @@ public protocol CastChannelPlugin: AnyObject, Sendable {
     /// Whom the channel talks to; defaults to ``CastChannelEndpoint/application``.
     var endpoint: CastChannelEndpoint { get }
     /// Whether the callbacks run on the connection's I/O thread (its transport's
-    /// ``CastTransport/taskExecutor``, when it has one) instead of the shared thread pool: each
+    /// `taskExecutor`, when it has one) instead of the shared thread pool: each
     /// message then reaches the plugin without waking another thread. Only for plugins whose
     /// callbacks are short and never block; every connection served by that thread waits while
     /// one runs (awaiting is fine: the callback is suspended, not the thread). Defaults to `false`.
