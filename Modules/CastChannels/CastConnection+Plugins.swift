@@ -98,10 +98,12 @@ extension CastConnection {
     ///
     /// Plugins that outlive a connection (a session's media channel, reconnected on a new
     /// connection) await this so that the old connection's disconnect cannot reach them after the
-    /// new connection's connect.
+    /// new connection's connect. Await it too after ``close()`` before shutting down an event loop
+    /// group of your own: a plugin that runs on the connection's thread
+    /// (``CastChannelPlugin/runsOnConnectionThread``) is told of the end on that loop.
     /// - Parameter timeout: the longest wait.
     /// - Returns: `false` when `timeout` passed first (a plugin is still in its callbacks).
-    package func waitUntilPluginsDisconnected(timeout: Duration) async -> Bool {
+    public func waitUntilPluginsDisconnected(timeout: Duration) async -> Bool {
         let consumers = state.withLock { $0.consumers }
         let done = ReplyPromise<Bool>()
         let timer = self.timer

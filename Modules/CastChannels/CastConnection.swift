@@ -229,7 +229,7 @@ public final class CastConnection: Sendable {
             case .deliver(let handle, let link, let message):
                 let limit = max(1, configuration.pluginBacklogLimit)
                 if handle.backlog.admit(limit: limit) {
-                    handle.plugin.prepare(message)
+                    handle.plugin.channelWillReceive(message)
                     handle.mailbox.yield(.message(context(handle, link), message))
                 } else {
                     perform(machine { $0.pluginFellBehind(key: handle.key, limit: limit) })

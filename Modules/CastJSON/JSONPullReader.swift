@@ -332,7 +332,7 @@ import Foundation
     }
 
     /// A value already read: its bytes, the depth it was read at and how many levels it nests (see
-    /// ``skipRepeat(of:)``).
+    /// `skipRepeat(of:)`).
     public struct Span: Sendable, Hashable {
         /// Where it started.
         public let mark: Mark
@@ -394,22 +394,47 @@ import Foundation
         return true
     }
 
-    /// ``skipRepeat(of:)`` for a value read from an earlier input: whether the next value is, byte for
-    /// byte, `bytes` (an object or array that an earlier reader read whole, its ``bytes(of:)``, copied),
-    /// and nests within the depth limit here too (`nesting` is that span's ``Span/nesting``). If so the
-    /// reader moves past it and the caller may reuse what it made of those bytes. Cast receivers repeat
-    /// the current `media` in every MEDIA_STATUS of a session.
+    /// An object or array read whole from some input, kept beyond it (its bytes copied), so that a
+    /// reader of another input can recognise it (`skipRepeat(of:)` for a remembered value). Made only by
+    /// ``remember(_:)``, from a value this reader read.
+    public struct RememberedValue: Sendable, Hashable {
+        /// The value's bytes.
+        public let bytes: [UInt8]
+        /// How many levels deeper than its start it went.
+        public let nesting: Int
+
+        @inlinable
+        init(bytes: [UInt8], nesting: Int) {
+            self.bytes = bytes
+            self.nesting = nesting
+        }
+    }
+
+    /// The object or array read since a ``mark()`` (`span`, from ``span(from:)``), copied out of the input;
+    /// `nil` when the span is not an object or array.
     @inlinable
-    public mutating func skipRepeat(of bytes: UnsafeBufferPointer<UInt8>, nesting: Int) -> Bool {
+    public func remember(_ span: Span) -> RememberedValue? {
+        let bytes = self.bytes(of: span)
+        guard bytes.count > 1, bytes[0] == UInt8(ascii: "{") || bytes[0] == UInt8(ascii: "[") else { return nil }
+        return RememberedValue(bytes: Array(bytes), nesting: span.nesting)
+    }
+
+    /// `skipRepeat(of:)` for a value remembered from an earlier input: whether the next value is,
+    /// byte for byte, `value`, and nests within the depth limit here too. If so the reader moves past it
+    /// and the caller may reuse what it made of those bytes. Cast receivers repeat the current `media`
+    /// in every MEDIA_STATUS of a session.
+    @inlinable
+    public mutating func skipRepeat(of value: RememberedValue) -> Bool {
         parser.skipWhitespace()
         let input = parser.bytes
         let index = parser.index
-        guard bytes.count > 1, parser.depth + nesting <= JSONParser.maxDepth, input.count - index >= bytes.count,
-              let base = input.baseAddress, let earlier = bytes.baseAddress,
-              earlier[0] == UInt8(ascii: "{") || earlier[0] == UInt8(ascii: "["),
-              memcmp(base + index, earlier, bytes.count) == 0
+        let count = value.bytes.count
+        guard parser.depth + value.nesting <= JSONParser.maxDepth, input.count - index >= count,
+              let base = input.baseAddress
         else { return false }
-        parser.index = index + bytes.count
+        let same = value.bytes.withUnsafeBufferPointer { memcmp(base + index, $0.baseAddress!, count) == 0 }
+        guard same else { return false }
+        parser.index = index + count
         return true
     }
 

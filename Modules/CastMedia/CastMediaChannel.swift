@@ -57,12 +57,28 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// Internal (not private) so a test can hold it while a status reader is cancelled.
     let state: Mutex<State>
     private let messageBroadcaster = CastBroadcaster<CastChannelMessage>()
-    /// The last MEDIA_STATUS text decoded and its result: a reply reaches both the request that awaited it
-    /// and the plugin callback, and the second to ask usually finds it decoded (the lock is never held
-    /// while decoding, so neither waits for the other). With it, the media objects of the latest statuses,
-    /// which the next status most likely repeats.
-    private let decodeCache = Mutex<(last: (text: String, message: MediaStatusMessage?)?, memory: MediaStatusMemory)>(
-        (nil, MediaStatusMemory()))
+    /// The latest texts decoded and their results, newest last: a reply reaches ``channelWillReceive(_:)``,
+    /// the request that awaited it and the plugin callback, and whichever comes after the first usually
+    /// finds it decoded (the lock is never held while decoding, so none waits for another). Several, so
+    /// that messages that arrive together and are prepared together are not decoded again one by one.
+    /// With them, the media objects of the latest statuses, which the next status most likely repeats.
+    private let decodeCache = Mutex<DecodeCache>(DecodeCache())
+
+    struct DecodeCache {
+        var recent: [(text: String, message: MediaStatusMessage?)] = []
+        var memory = MediaStatusMemory()
+        static let capacity = 4
+
+        func message(for text: String) -> MediaStatusMessage?? {
+            for entry in recent.reversed() where entry.text == text { return .some(entry.message) }
+            return nil
+        }
+
+        mutating func add(_ text: String, _ message: MediaStatusMessage?) {
+            if recent.count == Self.capacity { recent.removeFirst() }
+            recent.append((text, message))
+        }
+    }
     /// The deadline for each command; `nil` uses the connection's request timeout.
     public let timeout: Duration?
     /// Whether the channel asks for the media status (GET_STATUS) each time it connects to an app.
@@ -182,8 +198,8 @@ public final class CastMediaChannel: CastChannelPlugin {
     }
 
     /// Decodes a MEDIA_STATUS as it arrives, on the connection's I/O thread, while the request it
-    /// answers is being resumed: the request (and then the plugin callback) find it decoded.
-    public func prepare(_ message: CastChannelMessage) {
+    /// answers is being resumed: the request (and then the plugin callback) usually find it decoded.
+    public func channelWillReceive(_ message: CastChannelMessage) {
         guard message.namespace == namespace.rawValue else { return }
         _ = decodeStatus(message)
     }
@@ -265,8 +281,8 @@ public final class CastMediaChannel: CastChannelPlugin {
         // there, and otherwise decodes beside it instead of sleeping on a lock until the other is done:
         // the awaiting request is a command's round trip, and a sleep and wake-up cost it more than a
         // decode (tens of microseconds on a virtual machine's idle core).
-        let (last, earlier) = decodeCache.withLock { ($0.last, $0.memory) }
-        if let last, last.text == text { return last.message }
+        let (known, earlier) = decodeCache.withLock { ($0.message(for: text), $0.memory) }
+        if let known { return known }
         // Straight from the payload's bytes, the routing type in the same pass: no JSON tree is
         // built for a status, and it is walked once; a `media` the latest statuses carried is not
         // read again.
@@ -274,7 +290,10 @@ public final class CastMediaChannel: CastChannelPlugin {
         var memory = earlier
         let routed = bytes.withUTF8 { try? MediaStatusMessage.routed(utf8: $0, remembering: &memory) }
         let decoded = routed?.type == "MEDIA_STATUS" ? routed?.message : nil
-        decodeCache.withLock { $0 = ((text, decoded), routed?.type == "MEDIA_STATUS" ? memory : earlier) }
+        decodeCache.withLock { cache in
+            cache.add(text, decoded)
+            if routed?.type == "MEDIA_STATUS" { cache.memory = memory }
+        }
         return decoded
     }
 

@@ -69,11 +69,16 @@ struct TLSLoopbackTests {
         await server.close()
     }
 
-    /// Records each call and whether it ran on an event loop's thread.
+    /// Records each call, whether it ran on an event loop's thread, and which loop.
     final class ThreadRecordingPlugin: CastChannelPlugin {
         let namespace: CastNamespace
         let runsOnConnectionThread: Bool
         let calls = Mutex<[String]>([])
+        /// The event loop of each call that ran on one, in call order.
+        let loops = Mutex<[ObjectIdentifier]>([])
+        /// The connection's requests in flight, read when a message is about to be received.
+        let requestsInFlight = Mutex<(@Sendable () -> Int)?>(nil)
+        let inFlightWhenPrepared = Mutex<[Int]>([])
         private let broadcaster = CastBroadcaster<String>()
 
         init(onConnectionThread: Bool) throws {
@@ -84,12 +89,17 @@ struct TLSLoopbackTests {
         var stream: AsyncStream<String> { broadcaster.subscribe() }
 
         private func record(_ call: String) {
-            let entry = "\(call) on \(MultiThreadedEventLoopGroup.currentEventLoop == nil ? "pool" : "loop")"
+            let loop = MultiThreadedEventLoopGroup.currentEventLoop
+            if let loop { loops.withLock { $0.append(ObjectIdentifier(loop as AnyObject)) } }
+            let entry = "\(call) on \(loop == nil ? "pool" : "loop")"
             calls.withLock { $0.append(entry) }
             broadcaster.yield(entry)
         }
 
-        func prepare(_ message: CastChannelMessage) { record("prepare \(message.type ?? "?")") }
+        func channelWillReceive(_ message: CastChannelMessage) {
+            if let count = requestsInFlight.withLock({ $0 })?() { inFlightWhenPrepared.withLock { $0.append(count) } }
+            record("prepare \(message.type ?? "?")")
+        }
         func channelDidConnect(_ context: CastChannelContext) async { record("connect") }
         func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async {
             record("message \(message.type ?? "?")")
@@ -97,8 +107,9 @@ struct TLSLoopbackTests {
     }
 
     /// A plugin that asks for it gets its callbacks on the connection's event loop (no thread is woken
-    /// per message); one that does not, on the shared pool. Either way each message is first prepared
-    /// on the loop, after the request it answers was completed and before the callback.
+    /// per message), the loop its messages are prepared on; one that does not, on the shared pool.
+    /// Either way each message is first prepared on the loop, after the request it answers was
+    /// matched (no request in flight any more) and before the callback.
     @Test(arguments: [true, false])
     func pluginCallbacksRunWhereThePluginAsks(onConnectionThread: Bool) async throws {
         let (server, _) = try await Self.startDevice()
@@ -106,6 +117,7 @@ struct TLSLoopbackTests {
         #expect(transport.taskExecutor != nil)
         let connection = CastConnection(transport: transport)
         let plugin = try ThreadRecordingPlugin(onConnectionThread: onConnectionThread)
+        plugin.requestsInFlight.withLock { $0 = { [weak connection] in connection?.requestsInFlight ?? -1 } }
         var calls = plugin.stream.makeAsyncIterator()
         try await connection.add(plugin)
         _ = try await connection.start()
@@ -116,6 +128,10 @@ struct TLSLoopbackTests {
         #expect(reply.type == "ECHOED")
         #expect(await calls.next() == "prepare ECHOED on loop")
         #expect(await calls.next() == "message ECHOED on \(callbackThread)")
+        #expect(plugin.inFlightWhenPrepared.withLock { $0 } == [0])
+        // Every call that ran on a loop ran on the same one: the connection's.
+        let loops = plugin.loops.withLock { $0 }
+        #expect(Set(loops).count == 1 && loops.count == (onConnectionThread ? 3 : 1), "\(loops)")
         await connection.close()
         await server.close()
     }

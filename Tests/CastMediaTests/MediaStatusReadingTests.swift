@@ -192,7 +192,7 @@ struct MediaStatusReadingTests {
     static func expectSameOutcomesRemembering(_ texts: [[UInt8]], sourceLocation: SourceLocation = #_sourceLocation) {
         var memory = MediaStatusMemory()
         for bytes in texts {
-            let before = memory.entries.map(\.bytes)
+            let before = memory.entries.map(\.value)
             let remembering = Result { () throws(JSONError) in try MediaStatusMessage.routed(utf8: bytes, remembering: &memory) }
             let reference = Result { () throws(JSONError) in try MediaStatusMessage(json: JSONValue(parsing: Data(bytes))) }
             switch (remembering, reference) {
@@ -200,7 +200,7 @@ struct MediaStatusReadingTests {
                 #expect(fast.message == reference, "\(String(decoding: bytes, as: UTF8.self))", sourceLocation: sourceLocation)
             case (.failure(let fast), .failure(let reference)):
                 #expect(fast.code == reference.code, "\(fast) / \(reference)", sourceLocation: sourceLocation)
-                #expect(memory.entries.map(\.bytes) == before, "a message that did not read changed the memory",
+                #expect(memory.entries.map(\.value) == before, "a message that did not read changed the memory",
                         sourceLocation: sourceLocation)
             default:
                 Issue.record("remembering: \(remembering); tree: \(reference); input \(String(decoding: bytes, as: UTF8.self))",
@@ -262,6 +262,42 @@ struct MediaStatusReadingTests {
         texts += MediaModelJSONTests.statuses.map { Array($0.utf8) } + MediaModelJSONTests.statuses.map { Array($0.utf8) }
         texts += [Array(Self.realDevice.utf8), Array(Self.realDevice.utf8)]
         Self.expectSameOutcomesRemembering(texts)
+    }
+
+    /// A media remembered from a status's `media` is reused where its repeat still nests within the depth
+    /// limit (the planted model comes back), and not a level past it (both readers fail alike): the
+    /// repeat sits in the queue data's items, three levels deeper than where it was remembered, and the
+    /// media's own nesting grows one level at a time across the limit.
+    @Test func aRememberedMediaIsReusedUpToTheDepthLimitAndNotPastIt() throws {
+        var reused = 0
+        var refused = 0
+        for levels in 500...510 {
+            let media = #"{"contentId":"a","customData":"# + String(repeating: "[", count: levels)
+                + String(repeating: "]", count: levels) + "}"
+            let shallow = Array((#"{"status":[{"mediaSessionId":1,"media":"# + media + "}]}").utf8)
+            let deeper = Array((#"{"status":[{"mediaSessionId":1,"queueData":{"items":[{"media":"# + media + "}]}}]}").utf8)
+            var memory = MediaStatusMemory()
+            // Past the limit at the top already: nothing to remember (both readers refuse it, tested above).
+            guard let first = try? MediaStatusMessage.routed(utf8: shallow, remembering: &memory) else { continue }
+            #expect(first.message.first?.media?.contentId == "a")
+            var planted = try #require(memory.entries.first?.media.media)
+            planted.contentType = "planted"
+            memory.entries[0].media = MediaBox(planted)
+            let reference = Result { () throws(JSONError) in try MediaStatusMessage(json: JSONValue(parsing: Data(deeper))) }
+            let remembering = Result { () throws(JSONError) in try MediaStatusMessage.routed(utf8: deeper, remembering: &memory) }
+            switch (reference, remembering) {
+            case (.success, .success(let read)):
+                #expect(read.message.first?.queueData?.items?.first?.media?.contentType == "planted", "levels \(levels)")
+                reused += 1
+            case (.failure(let tree), .failure(let error)):
+                #expect(tree.code == error.code, "levels \(levels)")
+                refused += 1
+            default:
+                Issue.record("levels \(levels): tree \(reference), remembering \(remembering)")
+            }
+        }
+        // The range crosses the limit: some repeats were reused, the deeper ones refused.
+        #expect(reused > 0 && refused > 0, "reused \(reused), refused \(refused)")
     }
 
     /// Seeded mutations of the repository's statuses read in a row with one memory: each mutation comes

@@ -32,7 +32,9 @@ public protocol CastChannelPlugin: AnyObject, Sendable {
     /// `taskExecutor`, when it has one) instead of the shared thread pool: each
     /// message then reaches the plugin without waking another thread. Only for plugins whose
     /// callbacks are short and never block; every connection served by that thread waits while
-    /// one runs (awaiting is fine: the callback is suspended, not the thread). Defaults to `false`.
+    /// one runs (awaiting is fine: the callback is suspended, not the thread). Tasks a callback
+    /// starts with `Task {}` run on the pool; only structured child tasks (`async let`, task groups)
+    /// keep the preference. Defaults to `false`.
     var runsOnConnectionThread: Bool { get }
     /// The channel's virtual connection is open; `context` sends on it. Defaults to nothing.
     func channelDidConnect(_ context: CastChannelContext) async
@@ -41,12 +43,14 @@ public protocol CastChannelPlugin: AnyObject, Sendable {
     /// A message arrived on the channel from its peer (unicast to this sender or broadcast).
     func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async
     /// A message for the channel was just decoded, and is about to be queued for
-    /// ``channel(_:didReceive:)``. Called synchronously on the connection's I/O thread, after any
-    /// request it answers was completed: the place to start work the awaiting request and the
-    /// callback will both want (decoding the payload into a cache) while the requester's task is
-    /// being woken. Keep it short and never block or wait for a lock another task may hold long:
-    /// every connection on that thread waits meanwhile. Defaults to nothing.
-    func prepare(_ message: CastChannelMessage)
+    /// ``channel(_:didReceive:)``. Called synchronously where the connection takes its inbound
+    /// messages (a TLS connection's event loop; the sending side's thread for the in-memory pair),
+    /// after any request the message answers was matched and its requester resumed: the place to
+    /// start work that the awaiting request and the callback will both want (decoding the payload
+    /// into a cache) while the requester's thread wakes. Keep it short, and never block or wait for
+    /// a lock another task may hold long: every connection served by that thread waits meanwhile.
+    /// Defaults to nothing.
+    func channelWillReceive(_ message: CastChannelMessage)
 }
 
 extension CastChannelPlugin {
@@ -59,7 +63,7 @@ extension CastChannelPlugin {
     /// Does nothing.
     public func channelDidDisconnect(_ context: CastChannelContext, reason: CastChannelDisconnectReason) async {}
     /// Does nothing.
-    public func prepare(_ message: CastChannelMessage) {}
+    public func channelWillReceive(_ message: CastChannelMessage) {}
 }
 
 /// Whom a channel talks to.

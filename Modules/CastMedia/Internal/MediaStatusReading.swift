@@ -466,8 +466,7 @@ struct RepeatedMedia {
     private mutating func skipRemembered(in reader: inout JSONPullReader) -> MediaBox? {
         for (span, box) in older.reversed() where reader.skipRepeat(of: span) { return box }
         for (index, entry) in earlier.enumerated() {
-            let repeated = entry.bytes.withUnsafeBufferPointer { reader.skipRepeat(of: $0, nesting: entry.nesting) }
-            if repeated {
+            if reader.skipRepeat(of: entry.value) {
                 repeatedEarlier |= 1 << index
                 return entry.media
             }
@@ -500,8 +499,8 @@ struct RepeatedMedia {
         entries.reserveCapacity(MediaStatusMemory.capacity)
         for (index, entry) in earlier.enumerated() where repeatedEarlier & (1 << index) != 0 { entries.append(entry) }
         func keep(_ span: JSONPullReader.Span, _ box: MediaBox) {
-            guard entries.count < MediaStatusMemory.capacity else { return }
-            entries.append(MediaStatusMemory.Entry(bytes: Array(reader.bytes(of: span)), nesting: span.nesting, media: box))
+            guard entries.count < MediaStatusMemory.capacity, let value = reader.remember(span) else { return }
+            entries.append(MediaStatusMemory.Entry(value: value, media: box))
         }
         if let lastSpan, let lastMedia { keep(lastSpan, MediaBox(lastMedia)) }
         for (span, box) in older.reversed() { keep(span, box) }
@@ -523,10 +522,9 @@ final class MediaBox: Sendable {
 /// next message that repeats one (receivers repeat the current media in every status) reuses its model
 /// instead of reading it again (``MediaStatusMessage/routed(utf8:remembering:)``).
 package struct MediaStatusMemory: Sendable {
-    /// One `media` object: its bytes as received, how deep it nests, and what it read as.
+    /// One `media` object: its bytes as received (and how deep it nests), and what it read as.
     struct Entry: Sendable {
-        var bytes: [UInt8]
-        var nesting: Int
+        var value: JSONPullReader.RememberedValue
         var media: MediaBox
     }
 

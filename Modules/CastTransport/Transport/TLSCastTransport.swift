@@ -36,7 +36,8 @@ public final class TLSCastTransport: CastTransport {
     public let tlsVersion: String
     /// Runs jobs on the connection's event loop, the thread that decodes inbound messages. A job
     /// enqueued after that loop's group has shut down never runs: with a group of your own, close
-    /// the connections (and await their plugins) before shutting the group down.
+    /// the connections and let their plugins hear of it (a `CastConnection`'s
+    /// `waitUntilPluginsDisconnected(timeout:)`) before shutting the group down.
     public let taskExecutor: (any TaskExecutor)?
 
     init(channel: any Channel, core: ChannelTransportCore, handshake: GnuTLSHandshakeCompleted) {
