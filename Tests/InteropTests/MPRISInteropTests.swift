@@ -62,8 +62,27 @@ struct MPRISInteropTests {
         return child.output.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Whether the peers of the playerctl tests are here (in CI they must be).
+    static let hasPlayerctlPeers = Peers.inCI
+        || (Peers.onPath("dbus-daemon") != nil && Peers.onPath("playerctl") != nil && Peers.hasDebianPychromecast)
+
+    /// Starts `castctl mpris` on `bus`, joined to `receiver`'s session, and waits until it has published
+    /// its player: the child, its bus name, and the watchdog to cancel once the test is done with it.
+    func startCastctlMPRIS(_ receiver: ReceiverProcess, _ bus: PrivateBus) async throws -> (child: ChildProcess, busName: String, guard: Task<Void, Never>) {
+        let child = try ChildProcess(TestPaths.program("castctl"), ["mpris", "--host", "127.0.0.1", "--port", String(receiver.port),
+                                                                    "--name", "Interop TV"], environment: bus.environment)
+        let guardTask = watchdog(child, seconds: 300)
+        let published = await child.waitForLine(where: { $0.hasPrefix("published ") })
+        guard let busName = published?.dropFirst("published ".count).description else {
+            guardTask.cancel()
+            kill(child.pid, SIGKILL)
+            throw HarnessError(message: "castctl mpris did not publish: \(child.errorOutput)")
+        }
+        return (child, busName, guardTask)
+    }
+
     @Test("playerctl lists, reads and drives a Cast session through castctl mpris",
-          .enabled(if: Peers.inCI || (Peers.onPath("dbus-daemon") != nil && Peers.onPath("playerctl") != nil && Peers.hasDebianPychromecast), "needs dbus-daemon (apt dbus), playerctl and Debian's python3-pychromecast"))
+          .enabled(if: hasPlayerctlPeers, "needs dbus-daemon (apt dbus), playerctl and Debian's python3-pychromecast"))
     func playerctlDrivesTheReceiver() async throws {
         let receiver = try await ReceiverProcess.start()
         let bus = try await PrivateBus.start()
@@ -79,13 +98,9 @@ struct MPRISInteropTests {
         #expect(loaded["status"]?["playerState"] == "PLAYING")
 
         // castctl mpris joins that session and publishes it.
-        let child = try ChildProcess(TestPaths.program("castctl"), ["mpris", "--host", "127.0.0.1", "--port", String(receiver.port),
-                                                                    "--name", "Interop TV"], environment: bus.environment)
+        let (child, busName, mprisGuard) = try await startCastctlMPRIS(receiver, bus)
         mpris = child
-        let mprisGuard = watchdog(child, seconds: 300)
         defer { mprisGuard.cancel() }
-        let published = await child.waitForLine(where: { $0.hasPrefix("published ") })
-        let busName = try #require(published?.dropFirst("published ".count).description, "castctl mpris: \(child.errorOutput)")
         #expect(busName.hasPrefix("org.mpris.MediaPlayer2.castor.d"))
         let player = String(busName.dropFirst("org.mpris.MediaPlayer2.".count))
         let list = try await playerctl(bus, ["--list-all"])
@@ -165,28 +180,23 @@ struct MPRISInteropTests {
     }
 
     @Test("A song of 1e21 seconds that pychromecast loaded is published with the longest length D-Bus holds, and playerctl seeks in it",
-          .enabled(if: Peers.inCI || (Peers.onPath("dbus-daemon") != nil && Peers.onPath("playerctl") != nil && Peers.hasDebianPychromecast), "needs dbus-daemon (apt dbus), playerctl and Debian's python3-pychromecast"))
+          .enabled(if: hasPlayerctlPeers, "needs dbus-daemon (apt dbus), playerctl and Debian's python3-pychromecast"))
     func aDurationNoDurationHoldsIsTheLongestLength() async throws {
         let receiver = try await ReceiverProcess.start()
         let bus = try await PrivateBus.start()
-        var mpris: ChildProcess?
-        var finished = false
-        defer {
-            if !finished { for pid in [mpris?.pid, bus.daemon.pid, receiver.child.pid].compactMap({ $0 }) { kill(pid, SIGKILL) } }
-        }
+        var stopped = false
+        defer { if !stopped { kill(receiver.child.pid, SIGKILL); kill(bus.daemon.pid, SIGKILL) } }
         // Another sender (not ours) loads it; the receiver reports what the LOAD said, as devices do.
         let loaded = try await otherSender("huge", receiver: receiver)
         #expect(loaded["status"]?["media"]?["duration"]?.doubleValue == 1e21)
 
         // castctl mpris joins the session: its player turns the reported numbers into Durations and
         // microseconds (both trapped on such numbers before 2a3f3a5).
-        let child = try ChildProcess(TestPaths.program("castctl"), ["mpris", "--host", "127.0.0.1", "--port", String(receiver.port),
-                                                                    "--name", "Interop TV"], environment: bus.environment)
-        mpris = child
-        let mprisGuard = watchdog(child, seconds: 300)
-        defer { mprisGuard.cancel() }
-        let published = await child.waitForLine(where: { $0.hasPrefix("published ") })
-        let busName = try #require(published?.dropFirst("published ".count).description, "castctl mpris: \(child.errorOutput)")
+        let (child, busName, mprisGuard) = try await startCastctlMPRIS(receiver, bus)
+        defer {
+            mprisGuard.cancel()
+            if !stopped { kill(child.pid, SIGKILL) }
+        }
         let p = ["--player", String(busName.dropFirst("org.mpris.MediaPlayer2.".count))]
         #expect(try await playerctl(bus, p + ["metadata", "--format", "{{title}} {{mpris:length}}"]) == "Forever \(Int64.max)")
         #expect(try await playerctl(bus, p + ["status"]) == "Playing")
@@ -201,7 +211,7 @@ struct MPRISInteropTests {
         #expect(await child.terminate() == 0, "\(child.errorOutput)")
         _ = await bus.daemon.terminate()
         #expect(await receiver.child.terminate() == 0)
-        finished = true
+        stopped = true
     }
 
     @Test("With --host and no --name, Identity is the name the device gives itself (eureka_info on port 8008), read with dbus-send",
