@@ -75,18 +75,16 @@ extension JSONValue {
 
     /// The compact JSON text of this value, with sorted keys so equal values give equal text.
     public func serialized() -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
-        write(into: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        var output = JSONOutput(capacity: 256)
+        write(into: &output)
+        return output.string
     }
 
     /// The compact JSON bytes of this value, with sorted keys.
     public func serializedData() -> Data {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
-        write(into: &bytes)
-        return Data(bytes)
+        var output = JSONOutput(capacity: 256)
+        write(into: &output)
+        return output.withBytes { Data($0) }
     }
 
     static func summary(of error: any Error) -> String {

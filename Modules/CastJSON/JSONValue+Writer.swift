@@ -2,73 +2,55 @@
 /// whitespace, `/` unescaped, integral numbers without a fraction, non-finite numbers as `null`.
 ///
 /// Every message Castor sends (and every status the emulated receiver sends) is written here, so it
-/// appends straight to a byte array instead of going through `JSONEncoder`'s generic machinery.
+/// appends straight to a `JSONOutput` instead of going through `JSONEncoder`'s generic machinery.
 extension JSONValue {
-    func write(into bytes: inout [UInt8]) {
+    func write(into output: inout JSONOutput) {
         switch self {
-        case .null: Self.append("null", to: &bytes)
-        case .bool(let value): Self.append(value ? "true" : "false", to: &bytes)
-        case .number(let value): Self.write(number: value, into: &bytes)
-        case .string(let value): Self.write(string: value, into: &bytes)
+        case .null: output.append("null")
+        case .bool(let value): output.append(value ? "true" : "false")
+        case .number(let value): Self.write(number: value, into: &output)
+        case .string(let value): Self.write(string: value, into: &output)
         case .array(let elements):
-            bytes.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                element.write(into: &bytes)
+            output.append(UInt8(ascii: "["))
+            var first = true
+            for element in elements {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
+                element.write(into: &output)
             }
-            bytes.append(UInt8(ascii: "]"))
+            output.append(UInt8(ascii: "]"))
         case .object(let members):
-            bytes.append(UInt8(ascii: "{"))
+            output.append(UInt8(ascii: "{"))
             var first = true
             // Sorted as pairs: each value is at hand, not looked up (hashed) again by its key.
             for (key, value) in members.sorted(by: { $0.key < $1.key }) {
-                if !first { bytes.append(UInt8(ascii: ",")) }
+                if !first { output.append(UInt8(ascii: ",")) }
                 first = false
-                Self.write(string: key, into: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-                value.write(into: &bytes)
+                Self.write(string: key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                value.write(into: &output)
             }
-            bytes.append(UInt8(ascii: "}"))
+            output.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func append(_ literal: StaticString, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-    }
-
-    static func write(number: Double, into bytes: inout [UInt8]) {
+    static func write(number: Double, into output: inout JSONOutput) {
         guard number.isFinite else {
-            append("null", to: &bytes)
+            output.append("null")
             return
         }
         if number.rounded() == number, abs(number) < 9_007_199_254_740_992 {
-            writeInteger(Int(number), into: &bytes)
+            output.appendInteger(Int(number))
             return
         }
-        bytes.append(contentsOf: number.description.utf8)  // the shortest text that reads back the same
+        var text = number.description  // the shortest text that reads back the same
+        text.withUTF8 { output.append($0) }
     }
 
-    private static func writeInteger(_ value: Int, into bytes: inout [UInt8]) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            bytes.append(contentsOf: buffer[(20 - count)...])
-        }
-    }
+    private static let hexDigits: StaticString = "0123456789abcdef"
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    static func write(string: String, into bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
+    static func write(string: String, into output: inout JSONOutput) {
+        output.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
             var start = 0
@@ -96,18 +78,19 @@ extension JSONValue {
                     index += 1
                     continue
                 }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(escape)
+                output.append(UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                output.append(UInt8(ascii: "\\"), escape)
                 if escape == UInt8(ascii: "u") {
-                    bytes.append(contentsOf: [UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
+                    let hex = hexDigits.utf8Start
+                    output.append(UInt8(ascii: "0"), UInt8(ascii: "0"))
+                    output.append(hex[Int(byte >> 4)], hex[Int(byte & 0xF)])
                 }
                 index += 1
                 start = index
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+            output.append(UnsafeBufferPointer(rebasing: utf8[start...]))
         }
-        bytes.append(UInt8(ascii: "\""))
+        output.append(UInt8(ascii: "\""))
     }
 
     /// Whether any of the eight bytes in `word` is a quote, a backslash or below 0x20 (a byte-wise

@@ -17,7 +17,13 @@ struct MediaPlayerModel: Sendable {
 
     var isBroken: @Sendable (String) -> Bool
     var random: SplitMix64
-    var session: MediaSessionState?
+    var session: MediaSessionState? {
+        didSet { nextDeadline = session?.nextDeadline }
+    }
+    /// The next instant at which playback changes on its own (an item ends, the next one preloads):
+    /// the session's ``MediaSessionState/nextDeadline``, kept with it. The engine reads it before and
+    /// after every request, and computing it through the player copied the whole player each time.
+    private(set) var nextDeadline: Duration?
     var nextMediaSessionId = 1
     var nextItemId = 1
     var volumeLevel = 1.0
@@ -194,15 +200,6 @@ struct MediaPlayerModel: Sendable {
     }
 
     // MARK: Time
-
-    /// The next instant at which playback changes on its own (an item ends, the next one preloads).
-    var nextDeadline: Duration? {
-        guard let session else { return nil }
-        switch (session.endInstant, session.preloadInstant) {
-        case (let end?, let preload?): return min(end, preload)
-        case (let end, let preload): return end ?? preload
-        }
-    }
 
     /// Plays the simulated clock forward to `now`: items end, the next ones autoplay or preload,
     /// the end of the queue finishes the session. Each change is broadcast with `requestId` 0.

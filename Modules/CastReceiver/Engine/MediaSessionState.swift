@@ -206,9 +206,18 @@ struct MediaSessionState: Sendable, Hashable {
         return ((target % items.count) + items.count) % items.count
     }
 
+    /// The next instant at which playback changes on its own (the current item ends, the next one
+    /// preloads), if any.
+    var nextDeadline: Duration? {
+        switch (endInstant, preloadInstant) {
+        case (let end?, let preload?): return min(end, preload)
+        case (let end, let preload): return end ?? preload
+        }
+    }
+
     /// When the current item reaches its end, if it is playing and has a duration.
     var endInstant: Duration? {
-        guard playerState == "PLAYING", let duration = currentItem.duration else { return nil }
+        guard playerState == "PLAYING", let duration = items[currentIndex].duration else { return nil }
         return max(anchor + Self.playTime((duration - position) / playbackRate), itemStartedAt + Self.minimumItemTime)
     }
 
@@ -223,7 +232,7 @@ struct MediaSessionState: Sendable, Hashable {
     var preloadInstant: Duration? {
         guard playerState == "PLAYING", preloadedItemId == nil, repeatMode != .single,
             let next = autoAdvanceIndex, next != currentIndex,
-            let preload = items[next].preloadTime, preload > 0, let duration = currentItem.duration
+            let preload = items[next].preloadTime, preload > 0, let duration = items[currentIndex].duration
         else { return nil }
         return anchor + Self.playTime((duration - preload - position) / playbackRate)
     }

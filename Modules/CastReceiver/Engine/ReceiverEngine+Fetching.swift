@@ -8,12 +8,10 @@ extension ReceiverEngine {
     ) -> [ReceiverAction] {
         runTimersBeforeInput(now: now)
         guard let requester = fetchRequesters.removeValue(forKey: FetchKey(sessionId: sessionId, token: token)),
-            var running = app, running.sessionId == sessionId, var media = running.media
+            let running = app?.address, running.sessionId == sessionId,
+            let outputs = app?.media?.fetchCompleted(token: token, failure: failure, durations: durations, now: now)
         else { return drain() }
-        let outputs = media.fetchCompleted(token: token, failure: failure, durations: durations, now: now)
-        running.media = media
-        app = running
-        deliver(outputs, app: running, namespace: Wire.media, requester: requester)
+        deliver(outputs, from: running, namespace: Wire.media, requester: requester)
         advanceMediaIfDue(now: now)
         return drain()
     }

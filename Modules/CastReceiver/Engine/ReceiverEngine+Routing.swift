@@ -27,13 +27,13 @@ extension ReceiverEngine {
 
     /// A command may have moved playback to an instant that is already due (a SEEK to the end).
     mutating func advanceMediaIfDue(now: Duration) {
-        // Checked in place first: copying the running app out costs more than the check, and every
-        // request makes it twice (the timers before the request, and here after it).
-        guard let due = app?.media?.nextDeadline, due <= now, var running = app, var media = running.media else { return }
-        let follow = media.advance(to: now)
-        running.media = media
-        app = running
-        deliver(follow, app: running, namespace: Wire.media, requester: nil)
+        // Checked and advanced in place: copying the running app (or its player) out and back costs
+        // more than the check, and every request makes it twice (the timers before the request, and
+        // here after it).
+        guard let due = app?.media?.nextDeadline, due <= now, let follow = app?.media?.advance(to: now),
+            let address = app?.address
+        else { return }
+        deliver(follow, from: address, namespace: Wire.media, requester: nil)
     }
 
     mutating func runTimersBeforeInput(now: Duration) {
@@ -141,24 +141,24 @@ extension ReceiverEngine {
             }
             return
         }
-        guard var running = app, running.transportId == message.destinationId else {
+        guard let running = app?.address, running.transportId == message.destinationId else {
             record(.notConnected, "the destination app is no longer running; dropped", socket: socket, envelope: message)
             return
         }
-        guard running.descriptor.namespaces.contains(message.namespace) else {
+        guard app!.descriptor.namespaces.contains(message.namespace) else {
             record(.unknownNamespace, "the app does not listen on this namespace; dropped", socket: socket, envelope: message)
             return
         }
-        switch running.descriptor.behaviour {
+        switch app!.descriptor.behaviour {
         case .mediaReceiver where message.namespace == Wire.media:
-            guard var media = running.media, let (type, fields) = parseTyped(message, socket: socket),
+            guard app?.media != nil, let (type, fields) = parseTyped(message, socket: socket),
                 let requestId = requestId(fields, message, socket: socket)
             else { return }
-            let outputs = media.handle(type: type, request: fields, requestId: requestId, now: now)
+            // In place: the player is most of the running app, and copying it out and back cost every
+            // command a few thousand instructions.
+            let outputs = app!.media!.handle(type: type, request: fields, requestId: requestId, now: now)
             recordRefusals(outputs, for: message, socket: socket)
-            running.media = media
-            app = running
-            deliver(outputs, app: running, namespace: Wire.media, requester: (socket, message.sourceId))
+            deliver(outputs, from: running, namespace: Wire.media, requester: (socket, message.sourceId))
             advanceMediaIfDue(now: now)
         case .custom(let handler):
             guard case .string(let text) = message.payload else {

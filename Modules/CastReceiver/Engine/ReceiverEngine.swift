@@ -75,6 +75,15 @@ struct ReceiverEngine: Sendable {
         var sessionId: String
         var transportId: String
         var media: MediaPlayerModel?
+
+        /// Where the app's messages come from, without the rest of it.
+        var address: AppAddress { AppAddress(sessionId: sessionId, transportId: transportId) }
+    }
+
+    /// A running app's session and transport ids: what delivering its outputs needs.
+    struct AppAddress: Sendable {
+        var sessionId: String
+        var transportId: String
     }
 
     static let defaultMediaReceiverId = "CC1AD845"
@@ -230,13 +239,16 @@ struct ReceiverEngine: Sendable {
 
     /// The next instant at which ``tick(now:)`` has something to do.
     var nextDeadline: Duration? {
-        var deadlines: [Duration] = []
-        for state in sockets.values {
-            deadlines.append(state.lastInbound + settings.heartbeat.silenceTimeout)
-            if let ping = state.nextPing { deadlines.append(ping) }
+        // A running minimum, not a list: the receiver asks after every request.
+        var earliest = app?.media?.nextDeadline
+        func consider(_ deadline: Duration) {
+            if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
-        if let media = app?.media?.nextDeadline { deadlines.append(media) }
-        return deadlines.min()
+        for state in sockets.values {
+            consider(state.lastInbound + settings.heartbeat.silenceTimeout)
+            if let ping = state.nextPing { consider(ping) }
+        }
+        return earliest
     }
 
     /// Runs the timers due at `now`: silent sockets are dropped, PINGs are sent, playback advances.
@@ -269,7 +281,7 @@ struct ReceiverEngine: Sendable {
     }
 
     /// Sends an app's outputs: replies to the requester, broadcasts to every sender connected to the app.
-    mutating func deliver(_ outputs: [AppOutput], app: RunningApp, namespace: String, requester: (socket: Int, sender: String)?) {
+    mutating func deliver(_ outputs: [AppOutput], from app: AppAddress, namespace: String, requester: (socket: Int, sender: String)?) {
         for output in outputs {
             switch output {
             case .reply(let json):
