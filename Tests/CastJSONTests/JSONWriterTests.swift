@@ -118,4 +118,34 @@ import Testing
         #expect(JSONValue.number(-1.7976931348623157e308).serializedSizeBound(upTo: 100)! >= "-1.7976931348623157e+308".utf8.count)
         #expect(JSONValue.string("\u{1}\u{1f}").serializedSizeBound(upTo: 100)! >= #""\u0001\u001f""#.utf8.count)
     }
+
+    /// `JSONOutput` writes integers itself (counting the digits first): every length and both ends.
+    @Test func writesEveryIntegerLengthAsSwiftDoes() {
+        var values = [0, -0, Int.max, Int.min, Int.max - 1, Int.min + 1]
+        var power = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power - 1, power, power + 1, -(power - 1), -power, -(power + 1)]
+        }
+        for value in values {
+            var output = JSONOutput(capacity: 1)
+            output.append(UInt8(ascii: "["))
+            output.appendInteger(value)
+            output.append(UInt8(ascii: "]"))
+            #expect(output.string == "[\(value)]")
+        }
+    }
+
+    /// Appends of every size past the first capacity keep every byte (the output grows as it goes).
+    @Test func outputGrowsWithoutLosingBytes() {
+        var output = JSONOutput(capacity: 16)
+        var expected: [UInt8] = []
+        for size in 0..<300 {
+            let chunk = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) }
+            chunk.withUnsafeBufferPointer { output.append($0) }
+            expected += chunk
+        }
+        #expect(output.count == expected.count)
+        #expect(output.array == expected)
+    }
 }
