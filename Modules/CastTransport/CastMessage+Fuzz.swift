@@ -43,8 +43,24 @@ extension CastMessage {
     case (.success(let mine), .success(let theirs)):
         guard mine == theirs else { fatalError("hand-written codec decoded \(mine), SwiftProtobuf \(theirs)") }
         guard mine.serializedBody() == mine.referenceBody else { fatalError("hand-written encoding differs for \(mine)") }
+        // Through a connection's cache of recent ids, twice: the second decode takes every id from it.
+        var recent = RecentWireStrings()
+        for _ in 0..<2 {
+            let cached = bytes.withUnsafeBytes { body in
+                Result { () throws(CastTransportError) in try CastMessage(bodyBytes: body, recent: &recent) }
+            }
+            guard case .success(let again) = cached, again == theirs else {
+                fatalError("hand-written codec with recent ids decoded \(cached), SwiftProtobuf \(theirs)")
+            }
+        }
     case (.failure, .failure):
-        break
+        var recent = RecentWireStrings()
+        for _ in 0..<2 {
+            let cached = bytes.withUnsafeBytes { body in
+                Result { () throws(CastTransportError) in try CastMessage(bodyBytes: body, recent: &recent) }
+            }
+            if case .success(let accepted) = cached { fatalError("hand-written codec with recent ids accepted \(accepted)") }
+        }
     case (.success(let mine), .failure(let error)):
         fatalError("hand-written codec accepted \(mine); SwiftProtobuf rejected it: \(error)")
     case (.failure(let error), .success(let theirs)):

@@ -178,6 +178,13 @@ extension CastMessage {
 
     /// Parses and validates a frame body held in `bytes`; see ``init(body:)``.
     package init(bodyBytes bytes: UnsafeRawBufferPointer) throws(CastTransportError) {
+        var once = RecentWireStrings(keeps: false)
+        try self.init(bodyBytes: bytes, recent: &once)
+    }
+
+    /// Parses and validates a frame body held in `bytes`, taking its ids and namespace from `recent`
+    /// when they repeat one (and keeping them there).
+    init(bodyBytes bytes: UnsafeRawBufferPointer, recent: inout RecentWireStrings) throws(CastTransportError) {
         var reader = WireReader(bytes: bytes)
         var hasVersion = false
         var payloadType: Int32?
@@ -195,9 +202,9 @@ extension CastMessage {
             case (Field.payloadType, WireType.varint):
                 let value = Int32(truncatingIfNeeded: try reader.varint())
                 if value == 0 || value == 1 { payloadType = value }
-            case (Field.sourceId, WireType.lengthDelimited): sourceId = try reader.string()
-            case (Field.destinationId, WireType.lengthDelimited): destinationId = try reader.string()
-            case (Field.namespace, WireType.lengthDelimited): namespace = try reader.string()
+            case (Field.sourceId, WireType.lengthDelimited): sourceId = try reader.string(&recent)
+            case (Field.destinationId, WireType.lengthDelimited): destinationId = try reader.string(&recent)
+            case (Field.namespace, WireType.lengthDelimited): namespace = try reader.string(&recent)
             case (Field.payloadUTF8, WireType.lengthDelimited): text = try reader.string()
             case (Field.payloadBinary, WireType.lengthDelimited): binary = Data(try reader.bytes())
             case (Field.continued, WireType.varint), (Field.remainingLength, WireType.varint): _ = try reader.varint()
@@ -297,6 +304,14 @@ private struct WireReader {
 
     mutating func string() throws(CastTransportError) -> String {
         guard let string = UTF8Text.string(validating: try bytes()) else {
+            throw CastMessage.malformed("a string field is not valid UTF-8")
+        }
+        return string
+    }
+
+    /// A string field, taken from `recent` when it repeats one of its strings.
+    mutating func string(_ recent: inout RecentWireStrings) throws(CastTransportError) -> String {
+        guard let string = recent.string(try bytes()) else {
             throw CastMessage.malformed("a string field is not valid UTF-8")
         }
         return string

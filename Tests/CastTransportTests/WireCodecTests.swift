@@ -232,4 +232,39 @@ import CastTestSupport
         }
         #expect(agreed > 2_000)
     }
+
+    /// A connection's decoder reuses the ids and namespaces of earlier frames (`RecentWireStrings`):
+    /// a long stream of mutants, some valid and many repeating or nearly repeating earlier strings
+    /// (same length, one byte apart; invalid UTF-8 of a cached length; more distinct strings than
+    /// the cache holds), decodes through one cache exactly as SwiftProtobuf decodes each alone.
+    @Test func repeatedIdsDecodeAsEachFrameAlone() {
+        var generator = SeededGenerator(seed: 0x1D5)
+        var recent = RecentWireStrings()
+        let ids = ["sender-0", "sender-1", "sender-\u{FF}", "receiver-0", "0123456789abcdef0123456789abcdef0123",
+                   "0123456789abcdef0123456789abcdeF0123", "urn:x-cast:com.google.cast.media", "urn:x-cast:com.google.cast.medib",
+                   "a", "b", "c", "d", "e", "f", "g"]
+        var reused = 0
+        for round in 0..<4_000 {
+            func pick() -> String { ids[Int(generator.next() % UInt64(ids.count))] }
+            var body = Self.version + Self.stringField(2, pick()) + Self.stringField(3, pick())
+                + Self.stringField(4, pick()) + Self.stringType + Self.text
+            if round % 3 == 0, !body.isEmpty {
+                // Break a byte: often inside a string field, sometimes into invalid UTF-8.
+                let position = Int(generator.next() % UInt64(body.count))
+                body[position] ^= round % 2 == 0 ? 0x80 : 0x01
+            }
+            let ours = body.withUnsafeBytes { bytes in
+                Result { () throws(CastTransportError) in try CastMessage(bodyBytes: bytes, recent: &recent) }
+            }
+            let reference = Result { () throws(CastTransportError) in try CastMessage(referenceBody: body) }
+            switch (ours, reference) {
+            case (.success(let mine), .success(let theirs)):
+                #expect(mine == theirs, "round \(round)")
+                reused += 1
+            case (.failure, .failure): break
+            default: Issue.record("round \(round) \(body): with the cache \(ours), SwiftProtobuf \(reference)")
+            }
+        }
+        #expect(reused > 2_000)
+    }
 }

@@ -11,6 +11,8 @@ public struct CastFrameDecoder: ByteToMessageDecoder, Sendable {
     public typealias InboundOut = CastMessage
 
     private var failed: CastTransportError?
+    /// The ids and namespaces of the latest frames: most frames repeat them.
+    private var recent = RecentWireStrings()
 
     /// Creates a decoder.
     public init() {}
@@ -36,7 +38,9 @@ public struct CastFrameDecoder: ByteToMessageDecoder, Sendable {
             guard buffer.readableBytes >= CastFrame.headerSize + Int(length) else { return nil }
             let body = CastFrame.headerSize..<CastFrame.headerSize + Int(length)
             let result = buffer.withUnsafeReadableBytes { bytes in
-                Result { () throws(CastTransportError) in try CastMessage(bodyBytes: UnsafeRawBufferPointer(rebasing: bytes[body])) }
+                Result { () throws(CastTransportError) in
+                    try CastMessage(bodyBytes: UnsafeRawBufferPointer(rebasing: bytes[body]), recent: &recent)
+                }
             }
             buffer.moveReaderIndex(forwardBy: body.upperBound)
             return try result.get()

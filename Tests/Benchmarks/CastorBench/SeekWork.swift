@@ -59,19 +59,20 @@ enum SeekWork {
 
         switch side {
         case "receiver":
+            // One decoder for the whole run, as a connection's pipeline keeps it.
+            var decoder = CastFrameDecoder()
             for index in 0..<count {
                 var buffer = requestFrames[index % requestFrames.count]
-                var decoder = CastFrameDecoder()
                 guard let request = try decoder.decodeFrame(from: &buffer) else { throw BenchError("frame did not decode") }
                 for message in engine.receive(request, from: 1, now: .zero) { Decode.blackHole(try frame(message)) }
             }
         case "sender":
             // As the media channel keeps it: the media objects of the latest statuses.
             var memory = MediaStatusMemory()
+            var decoder = CastFrameDecoder()
             for index in 0..<count {
                 Decode.blackHole(try frame(seekRequest(101 + index)))
                 var buffer = replyFrame
-                var decoder = CastFrameDecoder()
                 guard let message = try decoder.decodeFrame(from: &buffer) else { throw BenchError("frame did not decode") }
                 let routed = CastChannelMessage(message)
                 Decode.blackHole(routed.requestId)
