@@ -24,6 +24,19 @@ import Testing
         #expect(try state.apply(["type": "SOMETHING_ELSE"]).isEmpty)
     }
 
+    /// A MULTIZONE_STATUS a real speaker group sent (captured by chromecast-java-api-v2; origin and
+    /// licence in `Tests/PeerData/chromecast-java-api-v2/ORIGIN.md`): its volume level is a float32
+    /// widened to a double, as devices write it.
+    @Test func aRealGroupStatus() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../PeerData/chromecast-java-api-v2/multizoneStatus.json")
+        let status = try JSONValue(parsing: String(contentsOf: url, encoding: .utf8))
+        var state = CastMultizoneState()
+        #expect(try state.apply(status) == [.status([CastMultizoneMember(
+            id: "123456-11c9-8822-cbde-114234fabd", name: "Living Room speaker", capabilities: 196_612,
+            volumeLevel: 0.30000001192092896, isMuted: false)])])
+    }
+
     @Test func malformedMessagesAreTypedErrorsAndChangeNothing() throws {
         var state = CastMultizoneState()
         _ = try state.apply(["type": "DEVICE_ADDED", "device": ["deviceId": "a", "name": "A"]])

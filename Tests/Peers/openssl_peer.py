@@ -13,7 +13,10 @@ Two modes:
   (the conformance tests in CastTransportTests). Commands are listed in ``Script.COMMANDS``.
 * ``device``: a minimal Cast device over OpenSSL: it answers device authentication (with an
   AuthError, as a device without credentials), CONNECT, PING and GET_STATUS (castctl
-  reproductions, CastChannels tests, `make bench`).
+  reproductions, CastChannels tests, `make bench`). Given ``--receiver-status`` files, it answers
+  the receiver namespace with their text; given ``--media-status`` files, it runs a media app
+  (transport id ``web-5``) that answers every media request with the next file's text, cycling:
+  statuses real devices sent, as they sent them, with only the ``requestId`` made the request's.
 
 Only the standard library is used; any Python 3.8+ with `ssl` works.
 """
@@ -23,6 +26,7 @@ import ctypes
 import ctypes.util
 import json
 import os
+import re
 import select
 import socket
 import ssl
@@ -408,6 +412,7 @@ SCRIPT_MODE = [False]
 
 NS_AUTH = "urn:x-cast:com.google.cast.tp.deviceauth"
 NS_HEARTBEAT = "urn:x-cast:com.google.cast.tp.heartbeat"
+NS_MEDIA = "urn:x-cast:com.google.cast.media"
 NS_CONNECTION = "urn:x-cast:com.google.cast.tp.connection"
 NS_RECEIVER = "urn:x-cast:com.google.cast.receiver"
 
@@ -472,13 +477,28 @@ def read_varint(data, i):
 AUTH_ERROR = bytes([0x1A, 0x02, 0x08, 0x00])  # DeviceAuthMessage { error { error_type: INTERNAL_ERROR } }
 
 
-def receiver_status(request_id):
+MEDIA_APP = {"appId": "CC1AD845", "displayName": "Default Media Receiver", "isIdleScreen": False,
+             "namespaces": [{"name": NS_MEDIA}], "sessionId": "web-5-session", "statusText": "Ready To Cast",
+             "transportId": "web-5"}
+
+
+def receiver_status(request_id, media_app=False):
     return json.dumps({
         "type": "RECEIVER_STATUS", "requestId": request_id,
-        "status": {"applications": [], "volume": {"level": 0.5, "muted": False, "controlType": "attenuation",
-                                                  "stepInterval": 0.05},
+        "status": {"applications": [MEDIA_APP] if media_app else [],
+                   "volume": {"level": 0.5, "muted": False, "controlType": "attenuation", "stepInterval": 0.05},
                    "isActiveInput": True, "isStandBy": False},
     })
+
+
+def with_request_id(text, request_id):
+    """`text` (a JSON object whose only `requestId` member is its own) answering `request_id`: the
+    number replaced where it stands, or the member added first; every other byte as it was."""
+    match = re.search(r'"requestId"\s*:\s*-?\d+', text)
+    if match:
+        return text[:match.start()] + '"requestId":%d' % request_id + text[match.end():]
+    brace = text.index("{")
+    return text[:brace + 1] + '"requestId":%d,' % request_id + text[brace + 1:]
 
 
 class Device:
@@ -489,7 +509,18 @@ class Device:
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.listener.bind(("127.0.0.1", args.port or 0))
         self.listener.listen(64)
+        self.receiver_statuses = [read_text(path) for path in args.receiver_status]
+        self.media_statuses = [read_text(path) for path in args.media_status]
+        self.lock = threading.Lock()
+        self.served = {"receiver": 0, "media": 0}
         say("PORT", self.listener.getsockname()[1])
+
+    def next_text(self, kind, texts):
+        """The next of `texts`, cycling (one sequence for every connection)."""
+        with self.lock:
+            index = self.served[kind]
+            self.served[kind] += 1
+        return texts[index % len(texts)]
 
     def run(self):
         while True:
@@ -546,12 +577,25 @@ class Device:
             elif statuses > 0 and self.args.mid_session == "keyupdate":
                 LIBSSL.SSL_key_update(e.pointer(), 0)
                 e.obj.do_handshake()
-            e.obj.write(encode_message(*reply_to, NS_RECEIVER, receiver_status(body.get("requestId", 0))))
+            request_id = body.get("requestId", 0)
+            if self.receiver_statuses:
+                text = with_request_id(self.next_text("receiver", self.receiver_statuses), request_id)
+            else:
+                text = receiver_status(request_id, media_app=bool(self.media_statuses))
+            e.obj.write(encode_message(*reply_to, NS_RECEIVER, text))
             return 1
+        elif namespace == NS_MEDIA and self.media_statuses and body and "requestId" in body:
+            text = with_request_id(self.next_text("media", self.media_statuses), body["requestId"])
+            e.obj.write(encode_message(*reply_to, NS_MEDIA, text))
         return 0
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+def read_text(path):
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
 
 
 def ensure_certificate(args):
@@ -582,6 +626,10 @@ def main():
                         help="device: a NewSessionTicket or KeyUpdate in front of every RECEIVER_STATUS but the first")
     parser.add_argument("--behaviour", choices=["answer", "silent", "no-handshake"], default="answer",
                         help="device: answer, complete TLS and never answer, or never even handshake")
+    parser.add_argument("--receiver-status", action="append", default=[], metavar="FILE",
+                        help="device: answer the receiver namespace with these RECEIVER_STATUS texts, in turn")
+    parser.add_argument("--media-status", action="append", default=[], metavar="FILE",
+                        help="device: run a media app answering every media request with these texts, in turn")
     parser.add_argument("--rcvbuf", type=int, default=0, help="the socket's receive buffer size (0: the system's)")
     args = parser.parse_args()
     RCVBUF[0] = args.rcvbuf
