@@ -381,17 +381,11 @@ import Foundation
     @inlinable
     public mutating func skipRepeat(of span: Span) -> Bool {
         parser.skipWhitespace()
-        let bytes = parser.bytes
-        let index = parser.index
-        guard span.count > 1, parser.depth + span.nesting <= JSONParser.maxDepth, span.mark.offset + span.count <= index,
-              bytes.count - index >= span.count, let base = bytes.baseAddress
+        // A span of this input read before here, an object or array.
+        guard span.count > 1, span.mark.offset + span.count <= parser.index, let base = parser.bytes.baseAddress,
+              base[span.mark.offset] == UInt8(ascii: "{") || base[span.mark.offset] == UInt8(ascii: "[")
         else { return false }
-        let first = base[span.mark.offset]
-        guard first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
-              memcmp(base + index, base + span.mark.offset, span.count) == 0
-        else { return false }
-        parser.index = index + span.count
-        return true
+        return skipIfNext(base + span.mark.offset, count: span.count, nesting: span.nesting)
     }
 
     /// An object or array read whole from some input, kept beyond it (its bytes copied), so that a
@@ -425,15 +419,19 @@ import Foundation
     /// in every MEDIA_STATUS of a session.
     @inlinable
     public mutating func skipRepeat(of value: RememberedValue) -> Bool {
+        value.bytes.withUnsafeBufferPointer { skipIfNext($0.baseAddress!, count: $0.count, nesting: value.nesting) }
+    }
+
+    /// Whether the next value is, byte for byte, the `count` bytes at `candidate` (a whole object or
+    /// array going `nesting` levels deep), and nests within the depth limit here; if so the reader
+    /// moves past it. The one comparison behind both `skipRepeat(of:)`s.
+    @inlinable
+    mutating func skipIfNext(_ candidate: UnsafePointer<UInt8>, count: Int, nesting: Int) -> Bool {
         parser.skipWhitespace()
-        let input = parser.bytes
         let index = parser.index
-        let count = value.bytes.count
-        guard parser.depth + value.nesting <= JSONParser.maxDepth, input.count - index >= count,
-              let base = input.baseAddress
+        guard parser.depth + nesting <= JSONParser.maxDepth, parser.bytes.count - index >= count,
+              let base = parser.bytes.baseAddress, memcmp(base + index, candidate, count) == 0
         else { return false }
-        let same = value.bytes.withUnsafeBufferPointer { memcmp(base + index, $0.baseAddress!, count) == 0 }
-        guard same else { return false }
         parser.index = index + count
         return true
     }
