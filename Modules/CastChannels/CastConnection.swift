@@ -24,7 +24,7 @@ public final class CastConnection: Sendable {
     struct PluginHandle: Sendable {
         let key: ObjectIdentifier
         let plugin: any CastChannelPlugin
-        let mailbox: AsyncStream<PluginCall>.Continuation
+        let mailbox: PluginMailbox<PluginCall>
         let backlog: PluginBacklog
     }
 

@@ -288,7 +288,7 @@ public final class CastMediaChannel: CastChannelPlugin {
         // read again.
         var bytes = text
         var memory = earlier
-        let routed = bytes.withUTF8 { try? MediaStatusMessage.routed(utf8: $0, remembering: &memory) }
+        let routed = bytes.withUTF8 { try? MediaStatusMessage.routed(buffer: $0, remembering: &memory) }
         let decoded = routed?.type == "MEDIA_STATUS" ? routed?.message : nil
         decodeCache.withLock { cache in
             cache.add(text, decoded)

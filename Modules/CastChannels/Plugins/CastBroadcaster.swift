@@ -68,7 +68,9 @@ public final class CastBroadcaster<Element: Sendable>: Sendable {
 
     /// Sends `value` to every subscriber.
     public func yield(_ value: Element) {
-        let continuations = state.withLock { Array($0.continuations.values) }
+        // Most streams have no reader most of the time (a channel's message stream): nothing is copied
+        // or allocated then.
+        let continuations = state.withLock { $0.continuations.isEmpty ? [] : Array($0.continuations.values) }
         for continuation in continuations { continuation.yield(value) }
     }
 

@@ -20,10 +20,16 @@ extension MediaStatusMessage {
     /// - Throws: `JSONError`: `malformed` when the bytes are not JSON, `typeMismatch` when the value is not
     ///   an object.
     package init(utf8 bytes: some Collection<UInt8>) throws(JSONError) {
-        // The generic `bytes` only find their buffer; the reading is specialized (see `JSONPullReader.read`).
+        // The generic `bytes` only find their buffer; the reading is not generic (see `init(buffer:)`).
         self = try JSONPullReader.withContiguousBytes(of: bytes) { buffer in
-            JSONPullReader.read(buffer: buffer) { reader throws(JSONError) in try Self.read(from: &reader).message }
+            Result { () throws(JSONError) in try MediaStatusMessage(buffer: buffer) }
         }.get()
+    }
+
+    /// ``init(utf8:)`` over the bytes in `buffer`. Not generic: called from another module, the generic
+    /// form runs unspecialized, looking up type metadata at run time on every call.
+    package init(buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) {
+        self = try JSONPullReader.read(buffer: buffer) { reader throws(JSONError) in try Self.read(from: &reader).message }.get()
     }
 
     /// Reads a message from its JSON text (UTF-8) in one pass, with its routing type: what
@@ -33,8 +39,13 @@ extension MediaStatusMessage {
     /// - Throws: as ``init(utf8:)``.
     package static func routed(utf8 bytes: some Collection<UInt8>) throws(JSONError) -> (type: String?, message: MediaStatusMessage) {
         try JSONPullReader.withContiguousBytes(of: bytes) { buffer in
-            JSONPullReader.read(buffer: buffer) { reader throws(JSONError) in try read(from: &reader) }
+            Result { () throws(JSONError) in try routed(buffer: buffer) }
         }.get()
+    }
+
+    /// ``routed(utf8:)`` over the bytes in `buffer` (not generic, as ``init(buffer:)``).
+    package static func routed(buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> (type: String?, message: MediaStatusMessage) {
+        try JSONPullReader.read(buffer: buffer) { reader throws(JSONError) in try read(from: &reader) }.get()
     }
 
     /// ``routed(utf8:)`` for the next message of a stream: a `media` object whose bytes are those of one
@@ -45,13 +56,22 @@ extension MediaStatusMessage {
     package static func routed(
         utf8 bytes: some Collection<UInt8>, remembering memory: inout MediaStatusMemory
     ) throws(JSONError) -> (type: String?, message: MediaStatusMessage) {
+        try JSONPullReader.withContiguousBytes(of: bytes) { buffer in
+            Result { () throws(JSONError) in try routed(buffer: buffer, remembering: &memory) }
+        }.get()
+    }
+
+    /// ``routed(utf8:remembering:)`` over the bytes in `buffer`. Not generic: `CastMediaChannel` calls it
+    /// for every status, and the generic form, compiled once for any collection, looked up type metadata
+    /// at run time on each call (some two thousand instructions).
+    package static func routed(
+        buffer: UnsafeBufferPointer<UInt8>, remembering memory: inout MediaStatusMemory
+    ) throws(JSONError) -> (type: String?, message: MediaStatusMessage) {
         let earlier = memory
-        let (type, message, later) = try JSONPullReader.withContiguousBytes(of: bytes) { buffer in
-            JSONPullReader.read(buffer: buffer) { reader throws(JSONError) in
-                var repeated = RepeatedMedia(memory: earlier)
-                let (type, message) = try read(from: &reader, repeated: &repeated)
-                return (type, message, repeated.memory(reading: reader))
-            }
+        let (type, message, later) = try JSONPullReader.read(buffer: buffer) { reader throws(JSONError) in
+            var repeated = RepeatedMedia(memory: earlier)
+            let (type, message) = try read(from: &reader, repeated: &repeated)
+            return (type, message, repeated.memory(reading: reader))
         }.get()
         memory = later
         return (type, message)

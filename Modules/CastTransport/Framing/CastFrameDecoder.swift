@@ -11,8 +11,9 @@ public struct CastFrameDecoder: ByteToMessageDecoder, Sendable {
     public typealias InboundOut = CastMessage
 
     private var failed: CastTransportError?
-    /// The ids and namespaces of the latest frames: most frames repeat them.
-    private var recent = RecentWireStrings()
+    /// The ids and namespaces of the latest frames: most frames repeat them. Kept from the second
+    /// frame on: a decoder made for one frame pays nothing for it.
+    private var recent = RecentWireStrings(keeps: false)
 
     /// Creates a decoder.
     public init() {}
@@ -43,7 +44,9 @@ public struct CastFrameDecoder: ByteToMessageDecoder, Sendable {
                 }
             }
             buffer.moveReaderIndex(forwardBy: body.upperBound)
-            return try result.get()
+            let message = try result.get()
+            if !recent.keeps { recent = RecentWireStrings() }
+            return message
         } catch {
             failed = error
             throw error

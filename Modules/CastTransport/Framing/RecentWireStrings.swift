@@ -17,7 +17,8 @@ struct RecentWireStrings: Sendable {
     private var bytes: [[UInt8]] = []
     private var strings: [String] = []
     private var next = 0
-    private let keeps: Bool
+    /// Whether strings are kept (`false`: each field is validated and made anew).
+    let keeps: Bool
 
     /// A cache; `keeps: false` makes one that remembers nothing (a single message's decode).
     init(keeps: Bool = true) {
@@ -35,6 +36,10 @@ struct RecentWireStrings: Sendable {
         }
         guard let string = UTF8Text.string(validating: field) else { return nil }
         if bytes.count < Self.capacity {
+            if bytes.isEmpty {
+                bytes.reserveCapacity(Self.capacity)
+                strings.reserveCapacity(Self.capacity)
+            }
             bytes.append(Array(field))
             strings.append(string)
         } else {

@@ -41,10 +41,11 @@ enum Decode {
             ("full", {
                 var buffer = frame
                 var decoder = CastFrameDecoder()
-                guard let message = try decoder.decodeFrame(from: &buffer), let text = message.text else {
+                guard let message = try decoder.decodeFrame(from: &buffer), var text = message.text else {
                     throw BenchError("frame did not decode")
                 }
-                blackHole(try MediaStatusMessage(utf8: text.utf8).first)
+                // From the payload's own UTF-8, as the media channel reads it.
+                blackHole(try text.withUTF8 { try MediaStatusMessage(buffer: $0) }.first)
             }),
             ("full_tree", {
                 var buffer = frame
@@ -61,12 +62,12 @@ enum Decode {
             ("sender_reply", {
                 var buffer = frame
                 var decoder = CastFrameDecoder()
-                guard let message = try decoder.decodeFrame(from: &buffer), let text = message.text else {
+                guard let message = try decoder.decodeFrame(from: &buffer), var text = message.text else {
                     throw BenchError("frame did not decode")
                 }
                 let routed = CastChannelMessage(message)
                 blackHole(routed.requestId)
-                let reply = try MediaStatusMessage.routed(utf8: text.utf8)
+                let reply = try text.withUTF8 { try MediaStatusMessage.routed(buffer: $0) }
                 blackHole(reply.type)
                 blackHole(reply.message.first)
             }),
@@ -89,7 +90,10 @@ enum Decode {
             }),
             ("json_parse", { blackHole(try JSONValue(parsing: text)) }),
             ("media_status_from_json", { blackHole(try MediaStatusMessage(json: json).first) }),
-            ("media_status_from_bytes", { blackHole(try MediaStatusMessage(utf8: text.utf8).first) }),
+            ("media_status_from_bytes", {
+                var text = text
+                blackHole(try text.withUTF8 { try MediaStatusMessage(buffer: $0) }.first)
+            }),
             ("frame_encode", {
                 var buffer = ByteBuffer()
                 try CastFrameEncoder().encodeFrame(message, into: &buffer)

@@ -77,7 +77,9 @@ enum SeekWork {
                 let routed = CastChannelMessage(message)
                 Decode.blackHole(routed.requestId)
                 // The media channel reads the routing type in the same pass as the status.
-                let reply = try MediaStatusMessage.routed(utf8: (message.text ?? "").utf8, remembering: &memory)
+                // From the payload's own UTF-8, as `CastMediaChannel` reads it.
+                var text = message.text ?? ""
+                let reply = try text.withUTF8 { try MediaStatusMessage.routed(buffer: $0, remembering: &memory) }
                 Decode.blackHole(reply.type)
                 Decode.blackHole(reply.message.first)
             }
