@@ -27,6 +27,8 @@ public final class CastBroadcaster<Element: Sendable>: Sendable {
         var finished = false
     }
     private let state = Mutex(State())
+    /// How many streams are open, kept beside `state` so that a yield with none takes no lock.
+    private let openStreams = Atomic<Int>(0)
 
     /// The most values one subscriber holds unread; beyond it the oldest are dropped.
     public let bufferLimit: Int
@@ -54,6 +56,7 @@ public final class CastBroadcaster<Element: Sendable>: Sendable {
             if let current { continuation.yield(current) }
             state.next += 1
             state.continuations[state.next] = continuation
+            openStreams.store(state.continuations.count, ordering: .releasing)
             return state.next
         }
         guard let id else {
@@ -61,16 +64,20 @@ public final class CastBroadcaster<Element: Sendable>: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) }
+            self?.state.withLock { state in
+                state.continuations.removeValue(forKey: id)
+                self?.openStreams.store(state.continuations.count, ordering: .releasing)
+            }
         }
         return stream
     }
 
     /// Sends `value` to every subscriber.
     public func yield(_ value: Element) {
-        // Most streams have no reader most of the time (a channel's message stream): nothing is copied
-        // or allocated then.
-        let continuations = state.withLock { $0.continuations.isEmpty ? [] : Array($0.continuations.values) }
+        // Most streams have no reader most of the time (a channel's message stream): no lock is taken
+        // and nothing is copied then.
+        guard openStreams.load(ordering: .acquiring) > 0 else { return }
+        let continuations = state.withLock { Array($0.continuations.values) }
         for continuation in continuations { continuation.yield(value) }
     }
 
@@ -78,7 +85,10 @@ public final class CastBroadcaster<Element: Sendable>: Sendable {
     public func finish() {
         let continuations = state.withLock { state in
             state.finished = true
-            defer { state.continuations.removeAll() }
+            defer {
+                state.continuations.removeAll()
+                openStreams.store(0, ordering: .releasing)
+            }
             return Array(state.continuations.values)
         }
         for continuation in continuations { continuation.finish() }
