@@ -38,10 +38,10 @@ extension CastConnection {
         }
         if let refusal { throw refusal }
         perform(actions)
-        var payload = json
-        payload["requestId"] = .number(Double(id))
+        // The request's text with its id, written without copying the request's members.
         let message = CastMessage(
-            sourceId: senderId ?? configuration.senderId, destinationId: destinationId, namespace: namespace, json: payload)
+            sourceId: senderId ?? configuration.senderId, destinationId: destinationId, namespace: namespace,
+            payload: .string(json.serialized(setting: "requestId", to: .number(Double(id)))))
         do {
             try send(message)
         } catch {

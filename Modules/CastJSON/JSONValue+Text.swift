@@ -80,6 +80,20 @@ extension JSONValue {
         return output.string
     }
 
+    /// The compact JSON text of this object with its member `key` set to `value`: what
+    /// `var copy = self; copy[key] = value; return copy.serialized()` returns, without copying the
+    /// members (a sender adds the `requestId` to every request it sends this way).
+    package func serialized(setting key: String, to value: JSONValue) -> String {
+        guard case .object(let members) = self else {
+            var copy = self
+            copy[key] = value
+            return copy.serialized()
+        }
+        var output = JSONOutput(capacity: 256)
+        Self.write(members: members, setting: key, to: value, into: &output)
+        return output.string
+    }
+
     /// The compact JSON bytes of this value, with sorted keys.
     public func serializedData() -> Data {
         var output = JSONOutput(capacity: 256)

@@ -24,14 +24,35 @@ extension JSONValue {
             var first = true
             // Sorted as pairs: each value is at hand, not looked up (hashed) again by its key.
             for (key, value) in members.sorted(by: { $0.key < $1.key }) {
-                if !first { output.append(UInt8(ascii: ",")) }
-                first = false
-                Self.write(string: key, into: &output)
-                output.append(UInt8(ascii: ":"))
-                value.write(into: &output)
+                Self.write(member: key, value, first: &first, into: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// Writes `members` as an object with the member `key` set to `value` (replacing one of the same
+    /// name), in the sorted order `write(into:)` uses.
+    static func write(members: [String: JSONValue], setting key: String, to value: JSONValue, into output: inout JSONOutput) {
+        output.append(UInt8(ascii: "{"))
+        var first = true
+        var pending = true
+        for (name, member) in members.sorted(by: { $0.key < $1.key }) where name != key {
+            if pending, key < name {
+                write(member: key, value, first: &first, into: &output)
+                pending = false
+            }
+            write(member: name, member, first: &first, into: &output)
+        }
+        if pending { write(member: key, value, first: &first, into: &output) }
+        output.append(UInt8(ascii: "}"))
+    }
+
+    private static func write(member key: String, _ value: JSONValue, first: inout Bool, into output: inout JSONOutput) {
+        if !first { output.append(UInt8(ascii: ",")) }
+        first = false
+        write(string: key, into: &output)
+        output.append(UInt8(ascii: ":"))
+        value.write(into: &output)
     }
 
     static func write(number: Double, into output: inout JSONOutput) {

@@ -79,7 +79,13 @@ extension JSONValue {
             return members[key]
         }
         set {
-            var members = objectValue ?? [:]
+            var members: [String: JSONValue] = [:]
+            if case .object(let existing) = self {
+                // Taken out of `self` first, so the dictionary has one owner and is changed in place
+                // (kept in `self` meanwhile, every member set copied the whole dictionary).
+                members = existing
+                self = .null
+            }
             members[key] = newValue
             self = .object(members)
         }

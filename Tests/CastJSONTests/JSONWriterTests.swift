@@ -148,4 +148,41 @@ import Testing
         #expect(output.count == expected.count)
         #expect(output.array == expected)
     }
+
+    /// `serialized(setting:to:)` (how a request gets its `requestId`) writes what setting the member and
+    /// serializing writes: the key first, last, between others, replacing one, on an empty object, on
+    /// something that is not an object; and the value it was called on is unchanged.
+    @Test func settingAMemberWhileWritingMatchesSettingItFirst() {
+        let keys = ["", "a", "m", "requestId", "type", "zz", "é", "A"]
+        let objects: [JSONValue] = [
+            [:], ["type": "SEEK"], ["a": 1, "type": "PLAY", "zz": [true]], ["requestId": 4, "m": nil],
+            ["A": "x", "é": 2, "mediaSessionId": 3, "currentTime": 12.5], "not an object", [1, 2],
+        ]
+        for object in objects {
+            for key in keys {
+                for value: JSONValue in [7, "text", nil, ["nested": [1]]] {
+                    var copy = object
+                    copy[key] = value
+                    #expect(object.serialized(setting: key, to: value) == copy.serialized(), "\(object) [\(key)] = \(value)")
+                }
+            }
+        }
+        let request: JSONValue = ["type": "SEEK", "currentTime": 5]
+        _ = request.serialized(setting: "requestId", to: 9)
+        #expect(request == ["type": "SEEK", "currentTime": 5])
+    }
+
+    /// Setting a member of a value held elsewhere leaves that one as it was (the setter changes its
+    /// own dictionary in place only when it is the only owner).
+    @Test func settingAMemberKeepsValueSemantics() {
+        let original: JSONValue = ["type": "LOAD", "autoplay": true]
+        var changed = original
+        changed["type"] = "QUEUE_LOAD"
+        changed["currentTime"] = 3
+        #expect(original == ["type": "LOAD", "autoplay": true])
+        #expect(changed == ["type": "QUEUE_LOAD", "autoplay": true, "currentTime": 3])
+        var notAnObject: JSONValue = [1]
+        notAnObject["key"] = 1
+        #expect(notAnObject == ["key": 1])
+    }
 }
