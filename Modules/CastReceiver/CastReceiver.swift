@@ -482,7 +482,9 @@ public actor CastReceiver {
 
     /// Republishes the TXT record when the running app's status text changed.
     func refreshAdvertisement() {
-        guard let advertiser, let advertisedStatus, let advertisement,
+        // Every request ends here: a receiver that advertises nothing looks at nothing else.
+        guard let advertiser else { return }
+        guard let advertisedStatus, let advertisement,
             advertisement.txt["rs"] != advertisedStatus
         else { return }
         self.advertisedStatus = advertisement.txt["rs"]

@@ -30,7 +30,7 @@ extension ReceiverEngine {
         // Checked and advanced in place: copying the running app (or its player) out and back costs
         // more than the check, and every request makes it twice (the timers before the request, and
         // here after it).
-        guard let due = app?.media?.nextDeadline, due <= now, let follow = app?.media?.advance(to: now),
+        guard let due = mediaDeadline, due <= now, let follow = app?.media?.advance(to: now),
             let address = app?.address
         else { return }
         deliver(follow, from: address, namespace: Wire.media, requester: nil)

@@ -92,7 +92,13 @@ struct ReceiverEngine: Sendable {
 
     var settings: Settings
     var sockets: [Int: SocketState] = [:]
-    var app: RunningApp?
+    var app: RunningApp? {
+        didSet { mediaDeadline = app?.media?.nextDeadline }
+    }
+    /// The running player's next deadline, kept with `app`: the receiver asks for the engine's next
+    /// deadline after every request, and reading it through the optional app and player from a
+    /// getter copied the whole player each time.
+    private(set) var mediaDeadline: Duration?
     var volumeLevel: Double
     var isMuted = false
     var members: [CastReceiverGroupMember]
@@ -240,7 +246,7 @@ struct ReceiverEngine: Sendable {
     /// The next instant at which ``tick(now:)`` has something to do.
     var nextDeadline: Duration? {
         // A running minimum, not a list: the receiver asks after every request.
-        var earliest = app?.media?.nextDeadline
+        var earliest = mediaDeadline
         func consider(_ deadline: Duration) {
             if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
