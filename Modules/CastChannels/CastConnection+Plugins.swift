@@ -10,7 +10,7 @@ extension CastConnection {
         guard !plugin.namespace.isTransport else {
             throw CastChannelError(code: .invalidNamespace, message: "\(plugin.namespace) is a transport namespace")
         }
-        let mailbox = PluginMailbox<PluginCall>()
+        let (stream, mailbox) = AsyncStream<PluginCall>.makeStream()
         let key = ObjectIdentifier(plugin)
         let backlog = PluginBacklog()
         let handle = PluginHandle(key: key, plugin: plugin, mailbox: mailbox, backlog: backlog)
@@ -29,7 +29,7 @@ extension CastConnection {
         if let refusal { throw refusal }
         let executor = plugin.runsOnConnectionThread ? transport.taskExecutor : nil
         let consumer = Task(executorPreference: executor) { [weak self] in
-            while let call = await mailbox.next() {
+            for await call in stream {
                 switch call {
                 case .connect(let context):
                     await plugin.channelDidConnect(context)

@@ -24,7 +24,7 @@ public final class CastConnection: Sendable {
     struct PluginHandle: Sendable {
         let key: ObjectIdentifier
         let plugin: any CastChannelPlugin
-        let mailbox: PluginMailbox<PluginCall>
+        let mailbox: AsyncStream<PluginCall>.Continuation
         let backlog: PluginBacklog
     }
 
