@@ -11,17 +11,9 @@ import Testing
 /// and committed unchanged under `Tests/PeerData/chromecast-java-api-v2/` (see its `ORIGIN.md`).
 @Suite("RECEIVER_STATUS as real devices sent it", .serialized)
 struct RealDeviceReceiverStatusTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../PeerData/chromecast-java-api-v2").standardizedFileURL
+    static let files = PeerData.ChromecastJavaAPI.receiverStatusFiles
 
-    static let files = [
-        "status-backdrop-1.18.json", "status-backdrop-1.19.json", "status-backdrop-1.28.json",
-        "status-chrome-mirroring-1.19.json", "status-chrome-mirroring-1.28.json", "status-spotify.json",
-    ]
-
-    static func text(_ file: String) throws -> String {
-        try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
-    }
+    static func text(_ file: String) throws -> String { try PeerData.ChromecastJavaAPI.text(file) }
 
     @Test(arguments: files)
     func bytesDecodeAsTheTreeDoes(_ file: String) throws {
@@ -49,7 +41,7 @@ struct RealDeviceReceiverStatusTests {
     @Test(.enabled(if: OpenSSLPeer.isAvailable, "needs python3 with the ssl module"), .timeLimit(.minutes(1)))
     func aDeviceSpeakingTheCapturesIsUnderstood() async throws {
         let device = try await OpenSSLDevice.start(
-            Self.files.flatMap { ["--receiver-status", Self.directory.appendingPathComponent($0).path] })
+            Self.files.flatMap { ["--receiver-status", PeerData.ChromecastJavaAPI.path($0)] })
         let transport = try await TLSCastTransport.connect(
             host: "127.0.0.1", port: device.port, configuration: .init(connectTimeout: .seconds(60)))
         let clock = ManualClock()

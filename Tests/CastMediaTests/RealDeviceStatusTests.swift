@@ -15,18 +15,9 @@ import Testing
 /// types, members in any order.
 @Suite("MEDIA_STATUS as real receivers sent it")
 struct RealDeviceStatusTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../PeerData/chromecast-java-api-v2").standardizedFileURL
+    static let mediaStatusFiles = PeerData.ChromecastJavaAPI.mediaStatusFiles
 
-    static let mediaStatusFiles = [
-        "mediaStatus-chromecast-audio.json", "mediaStatus-with-videoinfo.json", "mediaStatus-pandora.json",
-        "mediaStatus-single.json", "mediaStatus-audio-with-extraStatus.json", "mediaStatus-with-idleReason.json",
-        "mediaStatus-without-idleReason.json", "mediaStatus-no-metadataType.json", "mediaStatus-unknown-metadataType.json",
-    ]
-
-    static func text(_ file: String) throws -> String {
-        try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
-    }
+    static func text(_ file: String) throws -> String { try PeerData.ChromecastJavaAPI.text(file) }
 
     /// The reference reading of a file: parsed to a tree, then decoded from it.
     static func reference(_ file: String) throws -> MediaStatusMessage {
@@ -92,7 +83,7 @@ struct RealDeviceStatusTests {
         // Each capture twice in a row (the second time the channel's memory holds its media), then the
         // first again after all the others.
         let order = Self.mediaStatusFiles.flatMap { [$0, $0] } + [Self.mediaStatusFiles[0]]
-        let device = try await OpenSSLDevice.start(order.flatMap { ["--media-status", Self.directory.appendingPathComponent($0).path] })
+        let device = try await OpenSSLDevice.start(order.flatMap { ["--media-status", PeerData.ChromecastJavaAPI.path($0)] })
         let transport = try await TLSCastTransport.connect(
             host: "127.0.0.1", port: device.port, configuration: .init(connectTimeout: .seconds(60)))
         let clock = ManualClock()

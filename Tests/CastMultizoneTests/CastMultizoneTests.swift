@@ -2,6 +2,7 @@ import CastChannels
 import CastJSON
 import CastMultizone
 import CastReceiver
+import CastTestSupport
 import CastTransport
 import Foundation
 import Testing
@@ -28,9 +29,7 @@ import Testing
     /// licence in `Tests/PeerData/chromecast-java-api-v2/ORIGIN.md`): its volume level is a float32
     /// widened to a double, as devices write it.
     @Test func aRealGroupStatus() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../PeerData/chromecast-java-api-v2/multizoneStatus.json")
-        let status = try JSONValue(parsing: String(contentsOf: url, encoding: .utf8))
+        let status = try JSONValue(parsing: PeerData.ChromecastJavaAPI.text("multizoneStatus.json"))
         var state = CastMultizoneState()
         #expect(try state.apply(status) == [.status([CastMultizoneMember(
             id: "123456-11c9-8822-cbde-114234fabd", name: "Living Room speaker", capabilities: 196_612,
