@@ -28,7 +28,7 @@ struct JSONOutput: ~Copyable {
     private mutating func grow(to needed: Int) {
         let newCapacity = max(needed, capacity * 2)
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.update(from: base, count: count)
+        newBase.initialize(from: base, count: count)
         base.deallocate()
         base = newBase
         capacity = newCapacity
@@ -55,7 +55,7 @@ struct JSONOutput: ~Copyable {
     @inline(__always)
     mutating func append(_ start: UnsafePointer<UInt8>, count byteCount: Int) {
         reserve(byteCount)
-        (base + count).update(from: start, count: byteCount)
+        (base + count).initialize(from: start, count: byteCount)
         count += byteCount
     }
 

@@ -36,7 +36,14 @@ extension JSONValue {
         output.append(UInt8(ascii: "{"))
         var first = true
         var pending = true
-        for (name, member) in members.sorted(by: { $0.key < $1.key }) where name != key {
+        for (name, member) in members.sorted(by: { $0.key < $1.key }) {
+            if name == key {
+                // Replaced under the dictionary's own spelling of the key, as setting it would keep it
+                // (`==` is canonical equivalence: "é" precomposed finds "e" + U+0301).
+                write(member: name, value, first: &first, into: &output)
+                pending = false
+                continue
+            }
             if pending, key < name {
                 write(member: key, value, first: &first, into: &output)
                 pending = false

@@ -498,7 +498,9 @@ def with_request_id(text, request_id):
     if match:
         return text[:match.start()] + '"requestId":%d' % request_id + text[match.end():]
     brace = text.index("{")
-    return text[:brace + 1] + '"requestId":%d,' % request_id + text[brace + 1:]
+    rest = text[brace + 1:]
+    separator = "" if rest.lstrip().startswith("}") else ","
+    return text[:brace + 1] + '"requestId":%d%s' % (request_id, separator) + rest
 
 
 class Device:
@@ -568,9 +570,9 @@ class Device:
         reply_to = (message["destination"], message["source"])
         if namespace == NS_AUTH:
             e.obj.write(encode_message(*reply_to, NS_AUTH, AUTH_ERROR))
-        elif namespace == NS_HEARTBEAT and body and body.get("type") == "PING":
+        elif namespace == NS_HEARTBEAT and isinstance(body, dict) and body.get("type") == "PING":
             e.obj.write(encode_message(*reply_to, NS_HEARTBEAT, '{"type":"PONG"}'))
-        elif namespace == NS_RECEIVER and body and body.get("type") in ("GET_STATUS", "SET_VOLUME"):
+        elif namespace == NS_RECEIVER and isinstance(body, dict) and body.get("type") in ("GET_STATUS", "SET_VOLUME"):
             if statuses > 0 and self.args.mid_session == "ticket":
                 LIBSSL.SSL_new_session_ticket(e.pointer())
                 e.obj.do_handshake()
@@ -578,13 +580,15 @@ class Device:
                 LIBSSL.SSL_key_update(e.pointer(), 0)
                 e.obj.do_handshake()
             request_id = body.get("requestId", 0)
+            request_id = request_id if isinstance(request_id, int) else 0
             if self.receiver_statuses:
                 text = with_request_id(self.next_text("receiver", self.receiver_statuses), request_id)
             else:
                 text = receiver_status(request_id, media_app=bool(self.media_statuses))
             e.obj.write(encode_message(*reply_to, NS_RECEIVER, text))
             return 1
-        elif namespace == NS_MEDIA and self.media_statuses and body and "requestId" in body:
+        elif (namespace == NS_MEDIA and self.media_statuses and isinstance(body, dict)
+              and isinstance(body.get("requestId"), int)):
             text = with_request_id(self.next_text("media", self.media_statuses), body["requestId"])
             e.obj.write(encode_message(*reply_to, NS_MEDIA, text))
         return 0

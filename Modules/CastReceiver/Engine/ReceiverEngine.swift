@@ -119,6 +119,8 @@ struct ReceiverEngine: Sendable {
         self.members = settings.kind.members
         self.mediaSeed = SplitMix64(seed: settings.shuffleSeed)
         if let idle = idleApp { app = launchInstance(of: idle) }
+        // Observers do not run for assignments in an initializer.
+        mediaDeadline = app?.media?.nextDeadline
     }
 
     // MARK: Apps
