@@ -158,6 +158,10 @@ struct ReceiverTLSTests {
         let sender = try await connectSender(port: port)
         try await sender.connect()
         _ = try await sender.request(["type": "LAUNCH", "appId": "CC1AD845", "requestId": 1], reply: "RECEIVER_STATUS")
+        // The receiver republishes from a task of its own, after its reply: wait for it before stopping.
+        let updated = await ChangeSignal.shared.wait(
+            for: { advertiser.events.contains("update rs=Default Media Receiver") }, until: .now + .seconds(30))
+        #expect(updated, "the advertisement was updated after LAUNCH")
         await sender.transport.close()
         await receiver.stop()
         let events = advertiser.events
@@ -176,6 +180,7 @@ final class RecordingAdvertiser: CastReceiverAdvertiser {
     }
     func update(_ advertisement: CastReceiverAdvertisement) async {
         log.withLock { $0.append("update rs=\(advertisement.txt["rs"] ?? "?")") }
+        ChangeSignal.shared.bump()
     }
     func stop() async { log.withLock { $0.append("stop") } }
 }
