@@ -43,27 +43,29 @@ extension CastMessage {
     case (.success(let mine), .success(let theirs)):
         guard mine == theirs else { fatalError("hand-written codec decoded \(mine), SwiftProtobuf \(theirs)") }
         guard mine.serializedBody() == mine.referenceBody else { fatalError("hand-written encoding differs for \(mine)") }
-        // Through a connection's cache of recent ids, twice: the second decode takes every id from it.
-        var recent = RecentWireStrings()
-        for _ in 0..<2 {
-            let cached = bytes.withUnsafeBytes { body in
-                Result { () throws(CastTransportError) in try CastMessage(bodyBytes: body, recent: &recent) }
-            }
+        for cached in decodedTwiceWithRecentIds(bytes) {
             guard case .success(let again) = cached, again == theirs else {
                 fatalError("hand-written codec with recent ids decoded \(cached), SwiftProtobuf \(theirs)")
             }
         }
     case (.failure, .failure):
-        var recent = RecentWireStrings()
-        for _ in 0..<2 {
-            let cached = bytes.withUnsafeBytes { body in
-                Result { () throws(CastTransportError) in try CastMessage(bodyBytes: body, recent: &recent) }
-            }
-            if case .success(let accepted) = cached { fatalError("hand-written codec with recent ids accepted \(accepted)") }
+        for case .success(let accepted) in decodedTwiceWithRecentIds(bytes) {
+            fatalError("hand-written codec with recent ids accepted \(accepted)")
         }
     case (.success(let mine), .failure(let error)):
         fatalError("hand-written codec accepted \(mine); SwiftProtobuf rejected it: \(error)")
     case (.failure(let error), .success(let theirs)):
         fatalError("hand-written codec rejected \(theirs): \(error)")
+    }
+}
+
+/// `bytes` decoded twice through one connection's cache of recent ids: the second decode takes every id
+/// the first kept.
+private func decodedTwiceWithRecentIds(_ bytes: [UInt8]) -> [Result<CastMessage, CastTransportError>] {
+    var recent = RecentWireStrings()
+    return (0..<2).map { _ in
+        bytes.withUnsafeBytes { body in
+            Result { () throws(CastTransportError) in try CastMessage(bodyBytes: body, recent: &recent) }
+        }
     }
 }
