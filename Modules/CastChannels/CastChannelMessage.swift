@@ -105,7 +105,7 @@ extension CastChannelMessage {
             if let type = cache.withLock({ $0.type }) { return type }
             let type: String?
             switch source {
-            case .payload(.string(var text)): type = text.withUTF8 { JSONEnvelope.type(in: $0) }
+            case .payload(.string(var text)): type = text.withUTF8 { JSONEnvelope.type(buffer: $0) }
             case .payload: type = nil
             case .json(let json): type = json?["type"]?.stringValue ?? json?["responseType"]?.stringValue
             }
@@ -117,7 +117,7 @@ extension CastChannelMessage {
             if let requestId = cache.withLock({ $0.requestId }) { return requestId }
             let requestId: Int?
             switch source {
-            case .payload(.string(var text)): requestId = text.withUTF8 { JSONEnvelope.requestId(in: $0) }
+            case .payload(.string(var text)): requestId = text.withUTF8 { JSONEnvelope.requestId(buffer: $0) }
             case .payload: requestId = nil
             case .json(let json): requestId = json?["requestId"]?.intValue
             }

@@ -56,6 +56,12 @@ extension JSONEnvelope {
         try? JSONPullReader.withContiguousBytes(of: bytes, type(inBuffer:)).get()
     }
 
+    /// ``type(in:)`` of a buffer: not generic, so a caller in another module (a message reading its own
+    /// payload's UTF-8) looks up no generic metadata at run time.
+    package static func type(buffer: UnsafeBufferPointer<UInt8>) -> String? {
+        try? type(inBuffer: buffer).get()
+    }
+
     private static func type(inBuffer buffer: UnsafeBufferPointer<UInt8>) -> Result<String?, JSONError> {
         JSONPullReader.readPrefix(buffer: buffer) { reader throws(JSONError) -> String? in
             guard try reader.peek() == .object else { return nil }
@@ -79,6 +85,12 @@ extension JSONEnvelope {
     /// member, without checking the rest of the document; the first one found wins.
     package static func requestId(in bytes: some Collection<UInt8>) -> Int? {
         try? JSONPullReader.withContiguousBytes(of: bytes, requestId(inBuffer:)).get()
+    }
+
+    /// ``requestId(in:)`` of a buffer: not generic (the generic form, called from another module, looked up
+    /// `Optional`'s metadata at run time for every reply).
+    package static func requestId(buffer: UnsafeBufferPointer<UInt8>) -> Int? {
+        try? requestId(inBuffer: buffer).get()
     }
 
     private static func requestId(inBuffer buffer: UnsafeBufferPointer<UInt8>) -> Result<Int?, JSONError> {

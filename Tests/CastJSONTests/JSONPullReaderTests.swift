@@ -112,6 +112,12 @@ import Testing
         let json = try JSONValue(parsing: text)
         #expect(JSONEnvelope.type(in: text.utf8) == (json["type"]?.stringValue ?? json["responseType"]?.stringValue))
         #expect(JSONEnvelope.requestId(in: text.utf8) == json["requestId"]?.intValue)
+        // The buffer forms (what a message reads from its own payload) agree with the generic ones.
+        var copy = text
+        copy.withUTF8 { buffer in
+            #expect(JSONEnvelope.type(buffer: buffer) == (json["type"]?.stringValue ?? json["responseType"]?.stringValue))
+            #expect(JSONEnvelope.requestId(buffer: buffer) == json["requestId"]?.intValue)
+        }
     }
 
     @Test func theyStopAtTheMember() {
