@@ -22,8 +22,7 @@ extension JSONValue {
         case .object(let members):
             output.append(UInt8(ascii: "{"))
             var first = true
-            // Sorted as pairs: each value is at hand, not looked up (hashed) again by its key.
-            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+            Self.forEachSorted(members) { key, value in
                 Self.write(member: key, value, first: &first, into: &output)
             }
             output.append(UInt8(ascii: "}"))
@@ -36,13 +35,13 @@ extension JSONValue {
         output.append(UInt8(ascii: "{"))
         var first = true
         var pending = true
-        for (name, member) in members.sorted(by: { $0.key < $1.key }) {
+        forEachSorted(members) { name, member in
             if name == key {
                 // Replaced under the dictionary's own spelling of the key, as setting it would keep it
                 // (`==` is canonical equivalence: "é" precomposed finds "e" + U+0301).
                 write(member: name, value, first: &first, into: &output)
                 pending = false
-                continue
+                return
             }
             if pending, key < name {
                 write(member: key, value, first: &first, into: &output)
@@ -52,6 +51,46 @@ extension JSONValue {
         }
         if pending { write(member: key, value, first: &first, into: &output) }
         output.append(UInt8(ascii: "}"))
+    }
+
+    /// The most members ``forEachSorted(_:_:)`` orders in place; larger objects are sorted as an array.
+    static var smallObjectLimit: Int { 16 }
+
+    /// Calls `body` with each member of `members` in ascending key order (`String`'s `<`: the order
+    /// `sorted(by: { $0.key < $1.key })` gives, keys being unique).
+    ///
+    /// A small object's member indices are insertion-sorted in a stack buffer: sorting the (key, value)
+    /// pairs into an array allocated it and retained every key and value, for each object written (every
+    /// command a sender writes is one).
+    static func forEachSorted(_ members: [String: JSONValue], _ body: (String, JSONValue) -> Void) {
+        let count = members.count
+        if count <= 1 {
+            for (key, value) in members { body(key, value) }
+            return
+        }
+        if count > smallObjectLimit {
+            for (key, value) in members.sorted(by: { $0.key < $1.key }) { body(key, value) }
+            return
+        }
+        withUnsafeTemporaryAllocation(of: Dictionary<String, JSONValue>.Index.self, capacity: count) { order in
+            var filled = 0
+            var index = members.startIndex
+            while index != members.endIndex {
+                order.initializeElement(at: filled, to: index)
+                var slot = filled
+                while slot > 0, members[order[slot]].key < members[order[slot - 1]].key {
+                    order.swapAt(slot, slot - 1)
+                    slot -= 1
+                }
+                filled += 1
+                members.formIndex(after: &index)
+            }
+            for position in 0..<filled {
+                let (key, value) = members[order[position]]
+                body(key, value)
+            }
+            _ = order[0..<filled].deinitialize()
+        }
     }
 
     private static func write(member key: String, _ value: JSONValue, first: inout Bool, into output: inout JSONOutput) {

@@ -176,6 +176,34 @@ import Testing
         #expect(request == ["type": "SEEK", "currentTime": 5])
     }
 
+    /// Members come out in `String` order at every object size, on both sides of the size up to which
+    /// their indices are sorted in place, with and without a member set while writing.
+    @Test func membersAreWrittenInKeyOrderAtEverySize() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aAbzZ0_é\u{301}✓😀K\u{212A}")
+        for size in 0...(JSONValue.smallObjectLimit + 4) {
+            for _ in 0..<20 {
+                var members: [String: JSONValue] = [:]
+                while members.count < size {
+                    let key = String((0..<Int.random(in: 0...4, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+                    members[key] = .number(Double(members.count))
+                }
+                // The reference: the pairs sorted as an array, each written alone.
+                let expected = "{" + members.sorted(by: { $0.key < $1.key })
+                    .map { JSONValue.string($0.key).serialized() + ":" + $0.value.serialized() }
+                    .joined(separator: ",") + "}"
+                let object = JSONValue.object(members)
+                #expect(Array(object.serialized().utf8) == Array(expected.utf8), "\(size) members")
+                var withId = object
+                withId["requestId"] = 99
+                #expect(Array(object.serialized(setting: "requestId", to: 99).utf8) == Array(withId.serialized().utf8))
+                var visited: [String] = []
+                JSONValue.forEachSorted(members) { key, _ in visited.append(key) }
+                #expect(visited == members.keys.sorted())
+            }
+        }
+    }
+
     /// Setting a member of a value held elsewhere leaves that one as it was (the setter changes its
     /// own dictionary in place only when it is the only owner).
     @Test func settingAMemberKeepsValueSemantics() {
