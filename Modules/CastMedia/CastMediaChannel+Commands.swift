@@ -60,10 +60,7 @@ extension CastMediaChannel {
     public func seek(to time: Double, resumeState: ResumeState? = nil, customData: CastCustomData? = nil)
         async throws(CastMediaError) -> MediaStatus
     {
-        var payload = Self.command("SEEK", customData: customData)
-        payload["currentTime"] = .number(time)
-        payload["resumeState"] = resumeState.map { .string($0.rawValue) }
-        return try await requiredStatusRequest(payload)
+        try await requiredStatusRequest(Self.seekCommand(to: time, resumeState: resumeState, customData: customData))
     }
 
     /// Seeks by an offset from the current position, in seconds (SEEK `relativeTime`).
@@ -138,10 +135,22 @@ extension CastMediaChannel {
 
     // MARK: - Helpers
 
-    static func command(_ type: String, customData: CastCustomData?) -> JSONValue {
-        var payload: JSONValue = ["type": .string(type)]
-        payload["customData"] = customData?.json
+    /// The SEEK that ``seek(to:resumeState:customData:)`` sends, before the channel adds `mediaSessionId`
+    /// and the connection its `requestId` (the round-trip benchmark's instruction counts build it here too).
+    package static func seekCommand(to time: Double, resumeState: ResumeState?, customData: CastCustomData?) -> JSONValue {
+        var payload = command("SEEK", customData: customData)
+        payload["currentTime"] = .number(time)
+        if let resumeState { payload["resumeState"] = .string(resumeState.rawValue) }
         return payload
+    }
+
+    static func command(_ type: String, customData: CastCustomData?) -> JSONValue {
+        // Room for what a command adds (its arguments, `mediaSessionId`) in one allocation: a literal
+        // of one member has room for one, and grew twice on the way to the wire.
+        var members = [String: JSONValue](minimumCapacity: 6)
+        members["type"] = .string(type)
+        if let customData { members["customData"] = customData.json }
+        return .object(members)
     }
 
     /// Encodes a model value as JSON.

@@ -306,20 +306,23 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// and turns receiver error replies into ``CastMediaError``s. A MEDIA_STATUS reply is recorded
     /// before this returns.
     public func request(_ json: JSONValue, needsSession: Bool) async throws(CastMediaError) -> CastChannelMessage {
-        try await exchange(json, needsSession: needsSession).reply
+        var payload = json
+        return try await exchange(&payload, needsSession: needsSession).reply
     }
 
     /// ``request(_:needsSession:)``, also returning the decoded MEDIA_STATUS when that is the reply.
-    package func exchange(_ json: JSONValue, needsSession: Bool) async throws(CastMediaError) -> (reply: CastChannelMessage, status: MediaStatusMessage?) {
+    ///
+    /// `payload` gets its `mediaSessionId` in place (when `needsSession`): the caller's command is
+    /// usually its only owner, so adding the member copies nothing, and the caller still has it for
+    /// its error messages.
+    package func exchange(_ payload: inout JSONValue, needsSession: Bool) async throws(CastMediaError) -> (reply: CastChannelMessage, status: MediaStatusMessage?) {
         let (context, sessionId) = state.withLock { ($0.context, $0.status?.mediaSessionId) }
         guard let context else {
             throw CastMediaError(code: .notConnected, message: "The media channel is not connected to a receiver app")
         }
-        var payload = json
-        let type = json["type"]?.stringValue ?? "request"
         if needsSession {
             guard let sessionId else {
-                throw CastMediaError(code: .noMediaSession, message: "\(type) needs a media session, and there is none")
+                throw CastMediaError(code: .noMediaSession, message: "\(Self.commandType(payload)) needs a media session, and there is none")
             }
             payload["mediaSessionId"] = .number(Double(sessionId))
         }
@@ -328,17 +331,20 @@ public final class CastMediaChannel: CastChannelPlugin {
         do {
             reply = try await context.request(payload, timeout: timeout)
         } catch {
-            throw CastMediaError(channelError: error, request: type)
+            throw CastMediaError(channelError: error, request: Self.commandType(payload))
         }
         // A MEDIA_STATUS is decoded from its bytes, without a JSON tree; anything else (or a status
         // that does not decode) may be an error reply, read from the tree.
         if let status = record(reply: reply) { return (reply, status) }
         guard let replyJSON = reply.json else {
-            throw CastMediaError(code: .unexpectedReply, message: "The reply to \(type) is not JSON")
+            throw CastMediaError(code: .unexpectedReply, message: "The reply to \(Self.commandType(payload)) is not JSON")
         }
         if let error = CastMediaError(reply: replyJSON) { throw error }
         return (reply, nil)
     }
+
+    /// A command's `type`, for error messages.
+    static func commandType(_ payload: JSONValue) -> String { payload["type"]?.stringValue ?? "request" }
 
     /// The 64 KiB rule, checked before anything is sent; the `requestId` the connection adds is counted at its widest.
     static func checkSize(_ payload: JSONValue, context: CastChannelContext) throws(CastMediaError) {
@@ -361,8 +367,13 @@ public final class CastMediaChannel: CastChannelPlugin {
     }
 
     /// Sends a request whose answer must be a MEDIA_STATUS, and returns its status (`nil` for `status: []`).
-    func statusRequest(_ json: JSONValue, needsSession: Bool) async throws(CastMediaError) -> MediaStatus? {
-        let (reply, message) = try await exchange(json, needsSession: needsSession)
+    func statusRequest(_ json: consuming JSONValue, needsSession: Bool) async throws(CastMediaError) -> MediaStatus? {
+        try await statusRequest(&json, needsSession: needsSession)
+    }
+
+    /// ``statusRequest(_:needsSession:)`` adding `mediaSessionId` to the caller's own command.
+    func statusRequest(_ json: inout JSONValue, needsSession: Bool) async throws(CastMediaError) -> MediaStatus? {
+        let (reply, message) = try await exchange(&json, needsSession: needsSession)
         guard let message else {
             throw CastMediaError(code: .unexpectedReply, message: "Expected MEDIA_STATUS, got \(reply.type ?? "no type")")
         }
@@ -370,8 +381,8 @@ public final class CastMediaChannel: CastChannelPlugin {
     }
 
     /// Like ``statusRequest(_:needsSession:)`` but a missing status is an error.
-    func requiredStatusRequest(_ json: JSONValue, needsSession: Bool = true) async throws(CastMediaError) -> MediaStatus {
-        guard let status = try await statusRequest(json, needsSession: needsSession) else {
+    func requiredStatusRequest(_ json: consuming JSONValue, needsSession: Bool = true) async throws(CastMediaError) -> MediaStatus {
+        guard let status = try await statusRequest(&json, needsSession: needsSession) else {
             throw CastMediaError(
                 code: .noMediaSession,
                 message: "The receiver answered \(json["type"]?.stringValue ?? "the request") with no media session")

@@ -205,8 +205,8 @@ extension CastMediaChannel {
 
     /// Sends a queue request and returns the status that answered it (or the latest one, when the
     /// receiver answered with a QUEUE_CHANGE).
-    func queueStatus(_ payload: JSONValue, needsSession: Bool) async throws(CastMediaError) -> MediaStatus {
-        let (_, decoded) = try await exchange(payload, needsSession: needsSession)
+    func queueStatus(_ payload: consuming JSONValue, needsSession: Bool) async throws(CastMediaError) -> MediaStatus {
+        let (_, decoded) = try await exchange(&payload, needsSession: needsSession)
         if let message = decoded {
             guard let status = message.first else {
                 throw CastMediaError(code: .noMediaSession, message: "The receiver answered \(payload["type"]?.stringValue ?? "") with no media session")

@@ -71,7 +71,13 @@ enum SeekWork {
             var memory = MediaStatusMemory()
             var decoder = CastFrameDecoder()
             for index in 0..<count {
-                Decode.blackHole(try frame(seekRequest(101 + index)))
+                // The SEEK as the channel and the connection build it: the command, its
+                // `mediaSessionId` set in place, its text written with the `requestId`.
+                var command = CastMediaChannel.seekCommand(to: Double(10 + index % 500), resumeState: nil, customData: nil)
+                command["mediaSessionId"] = .number(Double(sessionId))
+                Decode.blackHole(try frame(CastMessage(
+                    sourceId: sender, destinationId: transportId, namespace: CastNamespace.media.rawValue,
+                    payload: .string(command.serialized(setting: "requestId", to: .number(Double(101 + index)))))))
                 var buffer = replyFrame
                 guard let message = try decoder.decodeFrame(from: &buffer) else { throw BenchError("frame did not decode") }
                 let routed = CastChannelMessage(message)
