@@ -4,12 +4,10 @@ extension ReceiverEngine {
     /// Handles one message a sender's socket delivered at `now`.
     mutating func receive(_ message: Envelope, from socket: Int, now: Duration) -> [ReceiverAction] {
         runTimersBeforeInput(now: now)
-        guard var state = sockets[socket] else { return drain() }
-        state.lastInbound = now
-        if message.namespace != Wire.deviceAuth, state.nextPing == nil {
-            state.nextPing = now + settings.heartbeat.pingInterval
-        }
-        sockets[socket] = state
+        // In place, found once: copying the socket's state out and storing it back hashed the socket twice.
+        guard let slot = sockets.index(forKey: socket) else { return drain() }
+        sockets.values[slot].noteInbound(
+            at: now, startsHeartbeat: message.namespace != Wire.deviceAuth, pingInterval: settings.heartbeat.pingInterval)
 
         switch message.namespace {
         case Wire.heartbeat: handleHeartbeat(message, socket: socket)
@@ -126,8 +124,7 @@ extension ReceiverEngine {
     // MARK: Application namespaces
 
     private mutating func route(_ message: Envelope, socket: Int, now: Duration) {
-        let connection = VirtualConnection(local: message.destinationId, peer: message.sourceId)
-        guard sockets[socket]?.connections[connection] != nil else {
+        guard sockets[socket]?.isConnected(local: message.destinationId, peer: message.sourceId) == true else {
             record(.notConnected, "message on a virtual connection that was never opened with CONNECT; dropped",
                    socket: socket, envelope: message)
             return

@@ -53,6 +53,29 @@ struct ReceiverEngine: Sendable {
         var lastInbound: Duration
         /// When the next receiver PING is due; `nil` until the socket is past device authentication.
         var nextPing: Duration?
+
+        /// Notes a message that arrived at `now`; the first one past device authentication
+        /// (`startsHeartbeat`) schedules the first PING.
+        mutating func noteInbound(at now: Duration, startsHeartbeat: Bool, pingInterval: Duration) {
+            lastInbound = now
+            if startsHeartbeat, nextPing == nil { nextPing = now + pingInterval }
+        }
+
+        /// Whether the virtual connection from `peer` to `local` is open. A socket holds a few (the
+        /// platform's and an app's): compared in a scan, which costs less than hashing both ids.
+        func isConnected(local: String, peer: String) -> Bool {
+            if connections.count <= 4 {
+                return connections.keys.contains { $0.local == local && $0.peer == peer }
+            }
+            return connections[VirtualConnection(local: local, peer: peer)] != nil
+        }
+
+        /// Whether a timer of this socket is due at `now`: its silence timeout or its next PING.
+        func hasTimerDue(at now: Duration, silenceTimeout: Duration) -> Bool {
+            if lastInbound + silenceTimeout <= now { return true }
+            if let ping = nextPing, ping <= now { return true }
+            return false
+        }
     }
 
     /// An application the device can run.
@@ -238,8 +261,18 @@ struct ReceiverEngine: Sendable {
     /// Queues `text` (JSON) for every socket holding a virtual connection to `local`, addressed to `*`.
     mutating func broadcast(text: String, from local: String, namespace: String) {
         let envelope = Envelope(sourceId: local, destinationId: Wire.broadcastId, namespace: namespace, payload: .string(text))
-        for socket in sockets.keys.sorted() where sockets[socket]!.connections.keys.contains(where: { $0.local == local }) {
-            actions.append(.send(socket: socket, envelope))
+        // The sockets in ascending order, chosen and sorted in a stack buffer: every status a media app
+        // sends is a broadcast, and sorting all keys into an array and looking each up again cost more
+        // than choosing the one or two sockets it goes to.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: sockets.count) { targets in
+            var count = 0
+            for (socket, state) in sockets where state.connections.keys.contains(where: { $0.local == local }) {
+                targets.initializeElement(at: count, to: socket)
+                count += 1
+            }
+            var chosen = UnsafeMutableBufferPointer(rebasing: targets[0..<count])
+            chosen.sort()
+            for socket in chosen { actions.append(.send(socket: socket, envelope)) }
         }
     }
 
@@ -266,6 +299,19 @@ struct ReceiverEngine: Sendable {
     }
 
     private mutating func runTimers(now: Duration) {
+        // Every request runs the timers first, and on nearly all of them no socket has one due: checked
+        // before the sockets are sorted and walked.
+        let silence = settings.heartbeat.silenceTimeout
+        if sockets.values.contains(where: { $0.hasTimerDue(at: now, silenceTimeout: silence) }) {
+            runSocketTimers(now: now)
+        }
+        // Only when playback has something due: copying the running app out and back for nothing cost
+        // every request (each runs the timers first) a few thousand instructions.
+        advanceMediaIfDue(now: now)
+    }
+
+    /// Drops silent sockets and sends the PINGs due, in socket order.
+    private mutating func runSocketTimers(now: Duration) {
         for socket in sockets.keys.sorted() {
             guard var state = sockets[socket] else { continue }
             if state.lastInbound + settings.heartbeat.silenceTimeout <= now {
@@ -283,9 +329,6 @@ struct ReceiverEngine: Sendable {
                 sockets[socket] = state
             }
         }
-        // Only when playback has something due: copying the running app out and back for nothing cost
-        // every request (each runs the timers first) a few thousand instructions.
-        advanceMediaIfDue(now: now)
     }
 
     /// Sends an app's outputs: replies to the requester, broadcasts to every sender connected to the app.
