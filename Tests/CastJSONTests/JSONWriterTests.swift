@@ -178,9 +178,13 @@ import Testing
 
     /// Members come out in `String` order at every object size, on both sides of the size up to which
     /// their indices are sorted in place, with and without a member set while writing.
+    ///
+    /// The alphabet leaves out U+212A KELVIN SIGN: with it, Swift's `String <` is not transitive
+    /// (`"K_" < "\u{212A}" < "\u{212A}0" < "K_"`, see `stringOrderIsNotTransitiveWithTheKelvinSign`), so no
+    /// order of such keys is "the" sorted one, and two sorts of the same keys may differ.
     @Test func membersAreWrittenInKeyOrderAtEverySize() throws {
         var generator = SystemRandomNumberGenerator()
-        let alphabet = Array("aAbzZ0_é\u{301}✓😀K\u{212A}")
+        let alphabet = Array("aAbzZ0_é\u{301}✓😀K")
         for size in 0...(JSONValue.smallObjectLimit + 4) {
             for _ in 0..<20 {
                 var members: [String: JSONValue] = [:]
@@ -201,6 +205,16 @@ import Testing
                 JSONValue.forEachSorted(members) { key, _ in visited.append(key) }
                 #expect(visited == members.keys.sorted())
             }
+        }
+    }
+
+    /// Why the test above leaves the Kelvin sign out: a cycle in `String <` (Swift 6.3's standard library).
+    /// Should this start failing, the standard library's order became transitive and the sign can go back
+    /// into that test's alphabet.
+    @Test func stringOrderIsNotTransitiveWithTheKelvinSign() {
+        let ascii = "K_", kelvin = "\u{212A}", kelvinZero = "\u{212A}0"
+        withKnownIssue("String < is not transitive for keys mixing U+212A with K") {
+            #expect(!(ascii < kelvin && kelvin < kelvinZero && kelvinZero < ascii))
         }
     }
 
