@@ -131,5 +131,13 @@ import Testing
         // Not JSON at all, or cut short before the member.
         #expect(JSONEnvelope.type(in: "garbage".utf8) == nil)
         #expect(JSONEnvelope.requestId(in: #"{"type":"A""#.utf8) == nil)
+        // The buffer forms stop where the generic ones do.
+        for text in [text, #"{"status":[oops],"type":"X"}"#, #"{"a" 1,"requestId":1}"#, "garbage", #"{"type":"A""#] {
+            var copy = text
+            copy.withUTF8 { buffer in
+                #expect(JSONEnvelope.type(buffer: buffer) == JSONEnvelope.type(in: text.utf8))
+                #expect(JSONEnvelope.requestId(buffer: buffer) == JSONEnvelope.requestId(in: text.utf8))
+            }
+        }
     }
 }

@@ -111,6 +111,24 @@ struct PlatformEngineTests {
         }
     }
 
+    /// A broadcast goes to the sockets connected to its source in ascending socket order, whatever
+    /// order they were opened in (and however the engine's dictionary of sockets happens to iterate).
+    @Test func broadcastsGoOutInSocketOrder() throws {
+        var h = EngineHarness()
+        let sockets = [9, 3, 7, 1, 12, 5, 20, 2]
+        for socket in sockets { h.open(socket) }
+        for socket in sockets where socket != 7 { h.connect(socket, from: "sender-\(socket)") }
+        let out = h.receiver(12, ["type": "LAUNCH", "appId": "CC1AD845", "requestId": 7], from: "sender-12")
+        #expect(out.sent.map(\.socket) == [1, 2, 3, 5, 9, 12, 20])
+        // The media app's statuses: only the sockets connected to the app, again in order.
+        for socket in [20, 5, 9] { h.connect(socket, from: "sender-\(socket)", to: h.transportId) }
+        let load = h.send(9, ["type": "GET_STATUS", "requestId": 8], namespace: Wire.media, from: "sender-9", to: h.transportId)
+        #expect(load.sent.map(\.socket) == [9])
+        let queue = h.send(9, ["type": "LOAD", "requestId": 9, "media": ["contentId": "http://127.0.0.1/a.mp4", "streamType": "BUFFERED", "contentType": "video/mp4", "duration": 60]],
+                           namespace: Wire.media, from: "sender-9", to: h.transportId)
+        #expect(queue.sent.map(\.socket) == [5, 9, 20])
+    }
+
     @Test func launchErrors() {
         var h = EngineHarness()
         h.open(1)
