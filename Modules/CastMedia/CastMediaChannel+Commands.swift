@@ -70,7 +70,7 @@ extension CastMediaChannel {
     {
         var payload = Self.command("SEEK", customData: customData)
         payload["relativeTime"] = .number(offset)
-        payload["resumeState"] = resumeState.map { .string($0.rawValue) }
+        if let resumeState { payload["resumeState"] = .string(resumeState.rawValue) }
         return try await requiredStatusRequest(payload)
     }
 
