@@ -32,6 +32,33 @@ import Testing
         await receiver.stop()
     }
 
+    /// The kernel's TCP sockets whose local port is `port` (from `/proc/net/tcp` and `tcp6`), as
+    /// "state local remote uid inode" lines: what held the port when a bind failed (this test's bind
+    /// has failed in the full suite, under load, with the holder unexplained).
+    static func socketsOnPort(_ port: Int) -> [String] {
+        let states = ["01": "ESTABLISHED", "02": "SYN_SENT", "03": "SYN_RECV", "04": "FIN_WAIT1", "05": "FIN_WAIT2",
+                      "06": "TIME_WAIT", "07": "CLOSE", "08": "CLOSE_WAIT", "09": "LAST_ACK", "0A": "LISTEN", "0B": "CLOSING"]
+        let hexPort = String(format: ":%04X", port)
+        var found: [String] = []
+        for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 9, fields[1].hasSuffix(hexPort) else { continue }
+                found.append("\(states[String(fields[3])] ?? String(fields[3])) \(fields[1]) \(fields[2]) uid \(fields[7]) inode \(fields[9])")
+            }
+        }
+        return found
+    }
+
+    @Test func socketsOnPortFindsAListener() async throws {
+        let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: "Probe", id: UUID()))
+        try await receiver.start()
+        let port = try #require(await receiver.port)
+        #expect(Self.socketsOnPort(port).contains { $0.hasPrefix("LISTEN ") })
+        await receiver.stop()
+    }
+
     @Test func receiverKilledAndRestartedOnTheSamePort() async throws {
         let id = UUID()
         // A port below Linux's ephemeral range (32768-60999): once the first receiver releases it, no
@@ -70,7 +97,7 @@ import Testing
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
-        let second = try #require(restarted, "could not listen on \(port) again")
+        let second = try #require(restarted, "could not listen on \(port) again; sockets on it: \(Self.socketsOnPort(port))")
         // The sender reconnects, finds the session gone (a restarted device runs no app), launches
         // the app again and reloads what it knew at the moment of loss: the queue and the position.
         try await waitUntil("resumed on the restarted device") {
