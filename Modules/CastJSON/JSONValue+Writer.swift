@@ -77,10 +77,10 @@ extension JSONValue {
             var index = members.startIndex
             while index != members.endIndex {
                 order.initializeElement(at: filled, to: index)
-                // Keys only: reading whole members would retain and release each value too.
-                let key = members.keys[index]
                 var slot = filled
-                while slot > 0, key < members.keys[order[slot - 1]] {
+                // Whole members, not `members.keys[…]` into a local: that measured 150 instructions more
+                // per command (callgrind, `seek-work --side sender`).
+                while slot > 0, members[order[slot]].key < members[order[slot - 1]].key {
                     order.swapAt(slot, slot - 1)
                     slot -= 1
                 }
