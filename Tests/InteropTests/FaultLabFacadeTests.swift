@@ -141,7 +141,12 @@ extension FaultLabTests {
             let result = await FaultLab.event(driver, "command")
             #expect(result?["command"]?.stringValue == "next")
             #expect(result?["ok"] == .bool(false), "\(String(describing: result))")
-            #expect(result?["code"]?.stringValue == "connectionLost", "\(String(describing: result))")
+            // Two deadlines of 10 s race here: the connection's liveness (10 s after the last message in) and the
+            // request's own timeout (10 s after it was sent). The last message in usually came just before the
+            // request went out, so the loss is usually reported first (every fresh clone until 067724a: after
+            // 9.992-9.999 s); one run had the timeout first (after 10.002 s). Either way the request failed, once.
+            let code = result?["code"]?.stringValue
+            #expect(code == "connectionLost" || code == "timeout", "\(String(describing: result))")
             for chain in ["INPUT", "OUTPUT"] { try await lab.exec("a", ["iptables", "-D", chain, "-j", "DROP"]) }
             #expect(await FaultLab.event(driver, "rejoined", 2) != nil, "\(driver.output) \(driver.errorOutput)")
             // The receiver went to the next item once (it had the request), and nothing sent it again.
