@@ -1,5 +1,6 @@
 import CastDiscovery
 import CastReceiver
+import CastTransport
 import Foundation
 import Testing
 @testable import Castor
@@ -63,10 +64,15 @@ import Testing
         let id = UUID()
         // A port below Linux's ephemeral range (32768-60999): once the first receiver releases it, no
         // outgoing connection of a test running in parallel can be handed it, so it can be bound again.
+        // One certificate for both lives of the device (a real one keeps its certificate across a
+        // restart), made once: each bind attempt below is then a bind, not a 2048-bit key generation
+        // (which took ~330 ms per attempt under load, so 100 attempts lasted 33 s).
+        let credentials = try TLSCredentials.selfSigned(commonName: "Phoenix")
         var started: (CastReceiver, Int)?
         for _ in 0..<50 where started == nil {
             let candidate = Int.random(in: 20_000..<32_000)
-            let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: "Phoenix", id: id, port: candidate))
+            let receiver = CastReceiver(configuration: CastReceiverConfiguration(
+                name: "Phoenix", id: id, port: candidate, tlsCredentials: credentials))
             if (try? await receiver.start()) != nil { started = (receiver, candidate) }
         }
         let (first, port) = try #require(started)
@@ -85,19 +91,26 @@ import Testing
         // Kill the device and bring a fresh one up on the same port.
         await first.stop()
         try await waitUntil("reconnecting") { if case .reconnecting = cast.connectionState { true } else { false } }
-        // The port is free again once the old listener has closed; while the sender keeps dialling it,
-        // a connect can briefly hold it (a loopback self-connect), so retry the bind a bounded number of times.
+        // The port is free again once the old listener has closed (the listener sets SO_REUSEADDR, so the
+        // old connection's TIME_WAIT does not hold it). The bind has still failed under load, for a reason
+        // not yet seen: it is retried a bounded number of times, and a failure names the last error and
+        // the kernel's sockets on the port.
         var restarted: CastReceiver?
-        for _ in 0..<100 where restarted == nil {
-            let candidate = CastReceiver(configuration: CastReceiverConfiguration(name: "Phoenix", id: id, port: port))
+        var lastError: (any Error)?
+        for _ in 0..<500 where restarted == nil {
+            let candidate = CastReceiver(configuration: CastReceiverConfiguration(
+                name: "Phoenix", id: id, port: port, tlsCredentials: credentials))
             do {
                 try await candidate.start()
                 restarted = candidate
             } catch {
+                lastError = error
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
-        let second = try #require(restarted, "could not listen on \(port) again; sockets on it: \(Self.socketsOnPort(port))")
+        let second = try #require(
+            restarted,
+            "could not listen on \(port) again: \(String(describing: lastError)) \(String(describing: (lastError as? CastReceiverError)?.cause)); sockets on it: \(Self.socketsOnPort(port))")
         // The sender reconnects, finds the session gone (a restarted device runs no app), launches
         // the app again and reloads what it knew at the moment of loss: the queue and the position.
         try await waitUntil("resumed on the restarted device") {
