@@ -109,6 +109,7 @@ public final class ChildProcess: Sendable {
                 }, with: line)
             }
             resume(state.withLock { $0.errors.close() }, with: nil)
+            ChangeSignal.shared.bump()
         }
         let seconds = Double(lifetime.components.seconds) + Double(lifetime.components.attoseconds) / 1e18
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
@@ -266,10 +267,12 @@ public final class ChildProcess: Sendable {
             }
             if let done { continuation.resume(returning: done) }
         }
-        // Wait for the output to be read to its end (the reader bumps ChangeSignal when it closes). A
-        // grandchild that kept the pipe open would delay that forever, so the wait has a deadline (a
-        // safety net, not a timing assertion).
-        _ = await ChangeSignal.shared.wait(for: { state.withLock { $0.output.closed } }, until: .now + .seconds(5))
+        // Wait for both outputs to be read to their ends (each reader bumps ChangeSignal when it closes):
+        // callers read the program's last lines of either right after this returns. A grandchild that
+        // kept a pipe open would delay that forever, so the wait has a deadline (a safety net, not a
+        // timing assertion).
+        _ = await ChangeSignal.shared.wait(
+            for: { state.withLock { $0.output.closed && $0.errors.closed } }, until: .now + .seconds(5))
         return status
     }
 }
