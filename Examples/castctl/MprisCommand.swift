@@ -57,7 +57,8 @@ struct Mpris: AsyncParsableCommand {
             var chosen = device == nil ? Self.target(host: host, port: port, device: device, name: name) : found
             if let name {
                 chosen.friendlyName = name
-            } else if let host, let own = await Self.friendlyName(host: host, port: port) {
+            } else if let host, let own = await Self.friendlyName(
+                host: host, port: port, timeout: .milliseconds(Int64(options.timeout * 1000))) {
                 chosen.friendlyName = own  // Identity: the device's name, as discovery would have found it
             }
             let target = chosen
@@ -117,12 +118,19 @@ struct Mpris: AsyncParsableCommand {
     }
 
     /// The name a device at `host` gives itself: `eureka_info` on port 8008, asked the way
-    /// `TLSStatusProber` does (a few seconds at most). `nil` when the device does not say (then
-    /// `Identity` is `host:port`, or what `--name` gives).
-    static func friendlyName(host: String, port: Int) async -> String? {
-        let prober = TLSStatusProber(connectTimeout: .seconds(3), requestTimeout: .seconds(3))
-        guard let probed = try? await prober.probe(KnownHost(host: host, port: port)), probed.friendlyName != host else { return nil }
-        return probed.friendlyName
+    /// `TLSStatusProber` does, the connect and the status request each within `timeout` (`--timeout`:
+    /// a fixed 3 s ran out on a loaded machine, silently). `nil` when the device does not say (then
+    /// `Identity` is `host:port`, or what `--name` gives); a probe that fails says why on standard error.
+    static func friendlyName(host: String, port: Int, timeout: Duration) async -> String? {
+        let prober = TLSStatusProber(connectTimeout: timeout, requestTimeout: timeout)
+        do {
+            let probed = try await prober.probe(KnownHost(host: host, port: port))
+            return probed.friendlyName != host ? probed.friendlyName : nil
+        } catch {
+            let line = "castctl mpris: the device's own name is unknown (\(error.message)); Identity is \(host):\(port)\n"
+            FileHandle.standardError.write(Data(line.utf8))
+            return nil
+        }
     }
 
     /// Prints a line each time the player appears or goes.
