@@ -202,8 +202,11 @@ struct ConnectionDeviceAuthTests {
         let credentials = try CastDeviceCredentials.generate(deviceID: "0123456789abcdef0123456789abcdef")
         let trust = try #require(credentials.authority?.trustStore)
         let server = try await Self.startDevice(credentials: credentials)
-        let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
-        let connection = CastConnection(transport: transport, configuration: .init(deviceAuthPolicy: .require, deviceAuthTrustStore: trust))
+        let transport = try await TLSCastTransport.connect(
+            host: "127.0.0.1", port: server.port, configuration: .init(connectTimeout: .seconds(60)))
+        // Budgets no loaded machine runs out of: a signature and a chain check over real TLS.
+        let connection = CastConnection(transport: transport, configuration: .init(
+            deviceAuthPolicy: .require, deviceAuthTrustStore: trust, deviceAuthTimeout: .seconds(60)))
         try await connection.start()
         #expect(connection.deviceAuthStatus.isVerified)
         await connection.close()
@@ -212,8 +215,10 @@ struct ConnectionDeviceAuthTests {
 
     @Test func requirePolicyRefusesADeviceWithoutCredentials() async throws {
         let server = try await Self.startDevice(credentials: nil)  // answers with an AuthError
-        let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
-        let connection = CastConnection(transport: transport, configuration: .init(deviceAuthPolicy: .require))
+        let transport = try await TLSCastTransport.connect(
+            host: "127.0.0.1", port: server.port, configuration: .init(connectTimeout: .seconds(60)))
+        let connection = CastConnection(
+            transport: transport, configuration: .init(deviceAuthPolicy: .require, deviceAuthTimeout: .seconds(60)))
         await #expect { try await connection.start() } throws: { ($0 as? CastChannelError)?.code == .notGenuine }
         #expect(!connection.isRunning)
         await server.close()
@@ -222,9 +227,10 @@ struct ConnectionDeviceAuthTests {
     @Test func reportPolicyExposesTheFailureAndGoesOn() async throws {
         let credentials = try CastDeviceCredentials.generate(deviceID: "0123456789abcdef0123456789abcdef")
         let server = try await Self.startDevice(credentials: credentials)
-        let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
+        let transport = try await TLSCastTransport.connect(
+            host: "127.0.0.1", port: server.port, configuration: .init(connectTimeout: .seconds(60)))
         // Default trust store: the public Cast roots, which a test chain does not reach.
-        let connection = CastConnection(transport: transport)
+        let connection = CastConnection(transport: transport, configuration: .init(deviceAuthTimeout: .seconds(60)))
         try await connection.start()
         guard case .failed(let error) = connection.deviceAuthStatus else {
             Issue.record("expected a failed check, got \(connection.deviceAuthStatus)")

@@ -103,8 +103,9 @@ final class FakeEurekaFetcher: HTTPFetcher {
         let host = KnownHost(host: "127.0.0.1", port: server.port)
         // No eureka_info on this "device" (nothing on 127.0.0.1:8008 is asked: askEurekaInfo off).
         // A budget no loaded machine runs out of: since device authentication and the first
-        // GET_STATUS share the request timeout, 5 s was used up by a loopback handshake under make test.
-        let prober = TLSStatusProber(requestTimeout: .seconds(60), askEurekaInfo: false)
+        // GET_STATUS share the request timeout, 5 s was used up by a loopback handshake under make test
+        // (the connect, TCP and the TLS handshake, has its own 5 s by default: widened too).
+        let prober = TLSStatusProber(connectTimeout: .seconds(60), requestTimeout: .seconds(60), askEurekaInfo: false)
         let device = try await prober.probe(host)
         #expect(device.id == CastDeviceID.derived(from: "127.0.0.1:\(server.port)"))
         #expect(device.friendlyName == "127.0.0.1")
@@ -133,7 +134,7 @@ final class FakeEurekaFetcher: HTTPFetcher {
              "device_info": {"model_name": "Google Home Mini", "manufacturer": "Google Inc.",
                              "capabilities": {"display_supported": false, "multizone_supported": true}}}
             """)
-        let device = try await TLSStatusProber(requestTimeout: .seconds(60), fetcher: fetcher)
+        let device = try await TLSStatusProber(connectTimeout: .seconds(60), requestTimeout: .seconds(60), fetcher: fetcher)
             .probe(KnownHost(host: "127.0.0.1", port: server.port))
         #expect(fetcher.asked.withLock { $0 } == ["http://127.0.0.1:8008/setup/eureka_info?params=name,device_info"])
         #expect(device.id.description == "99f3c58b-f347-1cc1-0cd8-7f79d33599cf")

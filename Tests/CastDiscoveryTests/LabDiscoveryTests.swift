@@ -234,7 +234,7 @@ struct LabDiscoveryTests {
         let responder = try lab.spawn("a", [python, LabPaths.labScript("ssdp_responder.py"), LabNetwork.addressA,
                                             "11111111-2222-3333-4444-555555555555", "Lab DIAL TV"])
         _ = await responder.next { $0["listening"] != nil }
-        let output = try lab.run("b", [tool, "ssdp", "--interface", lab.interfaceB, "--timeout", "3"])
+        let output = try lab.run("b", [tool, "ssdp", "--interface", lab.interfaceB, "--timeout", "5"])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)")
         let devices = report["devices"] as? [[String: Any]] ?? []
         let device = try #require(devices.first, "\(output)")

@@ -17,7 +17,8 @@ import Testing
         try await receiver.start()
         let port = try #require(await receiver.port)
         let device = Self.device("TLS TV", id: id, port: port)
-        let cast = Cast(configuration: CastConfiguration())
+        // A handshake bound no loaded machine runs out of (the default connector allows 5 s).
+        let cast = Cast(configuration: CastConfiguration(), connector: TLSDeviceConnector(connectTimeout: .seconds(60)))
         let router = Router()
         cast.delegate = router
         var routed = router.events.makeAsyncIterator()
@@ -77,8 +78,13 @@ import Testing
         }
         let (first, port) = try #require(started)
         let device = Self.device("Phoenix", id: id, port: port)
-        let cast = Cast(configuration: CastConfiguration(reconnectPolicy: CastReconnectPolicy(
-            maxAttempts: 40, initialDelay: .milliseconds(20), maxDelay: .milliseconds(100))))
+        // Reconnecting is bounded by time, not by attempts: 40 attempts at most 100 ms apart gave up ~3 s
+        // after the loss, however long the restart below took on a loaded machine.
+        let cast = Cast(
+            configuration: CastConfiguration(reconnectPolicy: CastReconnectPolicy(
+                maxAttempts: Int(Int32.max), initialDelay: .milliseconds(20), maxDelay: .milliseconds(100),
+                timeout: .seconds(60))),
+            connector: TLSDeviceConnector(connectTimeout: .seconds(60)))
         let router = Router()
         cast.delegate = router
         var routed = router.events.makeAsyncIterator()
@@ -108,9 +114,10 @@ import Testing
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
+        let cause = String(describing: (lastError as? CastReceiverError)?.cause)
         let second = try #require(
             restarted,
-            "could not listen on \(port) again: \(String(describing: lastError)) \(String(describing: (lastError as? CastReceiverError)?.cause)); sockets on it: \(Self.socketsOnPort(port))")
+            "could not listen on \(port) again: \(String(describing: lastError)) (cause: \(cause)); sockets on it: \(Self.socketsOnPort(port))")
         // The sender reconnects, finds the session gone (a restarted device runs no app), launches
         // the app again and reloads what it knew at the moment of loss: the queue and the position.
         try await waitUntil("resumed on the restarted device") {

@@ -44,7 +44,7 @@ struct MPRISSessionInteropTests {
         let mpris = try ChildProcess(TestPaths.program("castctl"), ["mpris", "--host", "127.0.0.1", "--port", String(first.port),
                                                                     "--reconnect-timeout", "120", "-v"], environment: bus.environment)
         children.append(mpris)
-        let mprisGuard = watchdog(mpris, seconds: 60)
+        let mprisGuard = watchdog(mpris, seconds: 300)  // a receiver restart and ~10 peer runs fit, however loaded
         defer { mprisGuard.cancel() }
         let published = try #require(await mpris.waitForLine(where: { $0.hasPrefix("published ") }), "castctl mpris: \(mpris.errorOutput)")
         let player = String(published.dropFirst("published org.mpris.MediaPlayer2.".count))
