@@ -70,11 +70,16 @@ struct ReceiverEngine: Sendable {
             return connections[VirtualConnection(local: local, peer: peer)] != nil
         }
 
-        /// Whether a timer of this socket is due at `now`: its silence timeout or its next PING.
-        func hasTimerDue(at now: Duration, silenceTimeout: Duration) -> Bool {
-            if lastInbound + silenceTimeout <= now { return true }
-            if let ping = nextPing, ping <= now { return true }
-            return false
+        /// When this socket has been silent too long: `silenceTimeout` after its last message in.
+        func silenceDeadline(_ silenceTimeout: Duration) -> Duration { lastInbound + silenceTimeout }
+
+        /// The first instant a timer of this socket is due: its silence deadline or its next PING.
+        /// What the timers run by (``ReceiverEngine/tick(now:)``) and what the receiver sleeps until
+        /// (``ReceiverEngine/nextDeadline``) both come from here.
+        func nextTimer(silenceTimeout: Duration) -> Duration {
+            let silence = silenceDeadline(silenceTimeout)
+            guard let ping = nextPing else { return silence }
+            return min(silence, ping)
         }
     }
 
@@ -285,10 +290,8 @@ struct ReceiverEngine: Sendable {
         func consider(_ deadline: Duration) {
             if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
-        for state in sockets.values {
-            consider(state.lastInbound + settings.heartbeat.silenceTimeout)
-            if let ping = state.nextPing { consider(ping) }
-        }
+        let silence = settings.heartbeat.silenceTimeout
+        for state in sockets.values { consider(state.nextTimer(silenceTimeout: silence)) }
         return earliest
     }
 
@@ -302,7 +305,7 @@ struct ReceiverEngine: Sendable {
         // Every request runs the timers first, and on nearly all of them no socket has one due: checked
         // before the sockets are sorted and walked.
         let silence = settings.heartbeat.silenceTimeout
-        if sockets.values.contains(where: { $0.hasTimerDue(at: now, silenceTimeout: silence) }) {
+        if sockets.values.contains(where: { $0.nextTimer(silenceTimeout: silence) <= now }) {
             runSocketTimers(now: now)
         }
         // Only when playback has something due: copying the running app out and back for nothing cost
@@ -314,7 +317,7 @@ struct ReceiverEngine: Sendable {
     private mutating func runSocketTimers(now: Duration) {
         for socket in sockets.keys.sorted() {
             guard var state = sockets[socket] else { continue }
-            if state.lastInbound + settings.heartbeat.silenceTimeout <= now {
+            if state.silenceDeadline(settings.heartbeat.silenceTimeout) <= now {
                 record(.heartbeatTimeout, "no message for \(settings.heartbeat.silenceTimeout); socket closed", socket: socket)
                 sockets[socket] = nil
                 actions.append(.close(socket: socket))
