@@ -56,7 +56,7 @@ struct AudioCastListenLossTests {
     }
 
     @Test func aDeviceThatRestartsWhileListeningGetsTheEpisodeAgain() async throws {
-        var (receiver, port) = try await Self.receiver()
+        var (receiver, port) = try await RestartablePort.start { try await Self.receiver(port: $0) }
         let (audiocast, watch) = try await Self.listen(port: port, seconds: 15, reconnectTimeout: 60)
         _ = await receiver.terminate(signal: SIGKILL)
         (receiver, port) = try await Self.receiver(port: port)

@@ -55,7 +55,7 @@ struct CastctlConnectionLossTests {
     @Test func aReceiverRestartedAfterAKillGetsTheSameContentBack() async throws {
         let folder = try makeFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let receiver = try await startReceiver()
+        let receiver = try await RestartablePort.start { try await startReceiver(port: $0) }
         let castctl = try ChildProcess(TestPaths.program("castctl"), [
             "cast", folder.appendingPathComponent("movie.mp4").path, "--host", "127.0.0.1", "--port", String(receiver.port),
             "--timeout", "60", "--reconnect-timeout", "120",
@@ -109,7 +109,7 @@ struct CastctlConnectionLossTests {
 struct CastctlWatchTests {
     @Test func watchPrintsChangesAndSurvivesAReceiverRestart() async throws {
         let loss = CastctlConnectionLossTests()
-        let receiver = try await loss.startReceiver()
+        let receiver = try await RestartablePort.start { try await loss.startReceiver(port: $0) }
         let device = ["--host", "127.0.0.1", "--port", String(receiver.port)]
         let watch = try ChildProcess(TestPaths.program("castctl"), ["watch", "--json", "--reconnect-timeout", "120"] + device)
         func event(_ name: String, where extra: @escaping @Sendable (JSONValue) -> Bool = { _ in true }) async -> JSONValue? {
@@ -184,7 +184,7 @@ struct CastctlWatchTests {
 struct CastctlTuiFollowTests {
     @Test func tuiFollowsAnotherSendersCastAfterTheDeviceRestarted() async throws {
         let loss = CastctlConnectionLossTests()
-        let receiver = try await loss.startReceiver()
+        let receiver = try await RestartablePort.start { try await loss.startReceiver(port: $0) }
         let device = ["--host", "127.0.0.1", "--port", String(receiver.port)]
         let tui = try ChildProcess(TestPaths.program("castctl"), ["tui", "--interval-ms", "100", "--reconnect-timeout", "60"] + device)
         #expect(await tui.waitForLine { $0.contains("Castor — ") } != nil, "\(tui.errorOutput)")

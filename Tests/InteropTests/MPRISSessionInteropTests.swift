@@ -30,7 +30,7 @@ struct MPRISSessionInteropTests {
     @Test("The player survives a receiver restart (kill -9, started again): Stopped and still listed while reconnecting, then the resumed track playing",
           .enabled(if: available, "needs dbus-daemon (apt dbus), playerctl and Debian's python3-pychromecast"))
     func survivesAReceiverRestart() async throws {
-        let first = try await ReceiverProcess.start()
+        let first = try await RestartablePort.start { try await Self.receiver(port: $0, id: UUID().uuidString.lowercased()) }
         var second: ReceiverProcess?
         let bus = try await PrivateBus.start()
         var children: [ChildProcess] = []

@@ -54,6 +54,29 @@ struct ReceiverProcess {
     }
 }
 
+/// Ports for a device that a test kills and starts again on the same port.
+enum RestartablePort {
+    /// Runs `start` with a random port below Linux's ephemeral range (32768-60999), another one each
+    /// time it throws (at most 20 tries), and returns what it started.
+    ///
+    /// `--port 0` gives a port inside that range, and while the device is down its senders keep
+    /// dialling it: the kernel can give one of those outgoing connections the very port it dials (a
+    /// loopback self-connect), which then holds the port when the device comes back. Below the range
+    /// no outgoing connection is given the port.
+    static func start<T>(_ start: (Int) async throws -> T) async throws -> T {
+        var failures: [String] = []
+        for _ in 0..<20 {
+            let port = Int.random(in: 20_000..<32_000)
+            do {
+                return try await start(port)
+            } catch {
+                failures.append("\(port): \(error)")
+            }
+        }
+        throw HarnessError(message: "no receiver started on 20 random ports below 32768: \(failures.joined(separator: "; "))")
+    }
+}
+
 struct HarnessError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
