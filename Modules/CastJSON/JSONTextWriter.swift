@@ -20,6 +20,14 @@ package struct JSONTextWriter: ~Copyable {
     /// The text written, as a string.
     package var text: String { output.string }
 
+    /// The number of bytes written so far: where a fragment read later with ``bytes(from:)`` starts.
+    package var count: Int { output.count }
+
+    /// The bytes written from `offset` on: a fragment a later text can splice with ``raw(_:)``.
+    package func bytes(from offset: Int) -> [UInt8] {
+        output.withBytes { Array($0[offset...]) }
+    }
+
     /// Opens an object (as a value).
     package mutating func beginObject() { open(UInt8(ascii: "{")) }
 
@@ -67,7 +75,8 @@ package struct JSONTextWriter: ~Copyable {
         output.append(value ? "true" : "false")
     }
 
-    /// Splices `text`, a whole JSON value written earlier by this writer or by `serialized()`.
+    /// Splices `text`, JSON written earlier: a whole value (by this writer or by `serialized()`), or a
+    /// fragment ``bytes(from:)`` returned that continues the text from where this writer is.
     package mutating func raw(_ text: [UInt8]) {
         output.append(text)
     }

@@ -105,10 +105,13 @@ struct PlayerHarness {
         return outputs
     }
 
-    /// Every state the harness reaches: the status the model writes as text is the tree's text.
+    /// Every state the harness reaches: the status the model writes as text is the tree's text, both
+    /// written whole and as a broadcast writes it (reusing the tail the last broadcast kept, if it matches).
     func checkStatusText(sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(player.statusText(requestId: 7, at: now) == player.status(requestId: 7, at: now).serialized(),
-                sourceLocation: sourceLocation)
+        let tree = player.status(requestId: 7, at: now).serialized()
+        #expect(player.statusText(requestId: 7, at: now) == tree, sourceLocation: sourceLocation)
+        var broadcasting = player
+        #expect(broadcasting.cachedStatusText(requestId: 7, at: now) == tree, sourceLocation: sourceLocation)
     }
 
     /// A request with the current mediaSessionId.

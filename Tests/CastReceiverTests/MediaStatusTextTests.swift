@@ -39,6 +39,44 @@ import Testing
         #expect(entry?["items"]?.arrayValue?.count == 3, "the previous, current and next items")
     }
 
+    /// Whether two byte arrays are the same buffer (not merely equal bytes).
+    func sameBuffer(_ a: [UInt8]?, _ b: [UInt8]?) -> Bool {
+        guard let a, let b else { return false }
+        return a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
+    }
+
+    /// A broadcast reuses the end of the previous status when only the time or nothing in it changed,
+    /// and writes it again when anything it holds changed; every text is still the tree's.
+    @Test func theTailAfterCurrentTimeIsReusedOnlyWhileWhatItHoldsIsUnchanged() {
+        var h = PlayerHarness()
+        h.request(["type": "QUEUE_LOAD", "items": .array((0..<3).map { ["media": awkwardMedia($0)] })])
+        let loaded = h.player.statusTail?.text
+        #expect(loaded != nil, "a broadcast keeps its tail")
+        h.command(["type": "SEEK", "currentTime": 30])
+        #expect(sameBuffer(h.player.statusTail?.text, loaded), "a SEEK changes only the time")
+        h.advance(by: .seconds(3))
+        h.command(["type": "SEEK", "relativeTime": -1.5])
+        #expect(sameBuffer(h.player.statusTail?.text, loaded))
+        // Each change below is after currentTime: the tail is written again, and then kept.
+        var last = h.player.statusTail?.text
+        for change: JSONValue in [
+            ["type": "PAUSE"],  // playerState
+            ["type": "SET_PLAYBACK_RATE", "playbackRate": 2],
+            ["type": "SET_VOLUME", "volume": ["level": 0.25]],
+            ["type": "SET_VOLUME", "volume": ["muted": true]],
+            ["type": "QUEUE_UPDATE", "repeatMode": "REPEAT_ALL"],
+            ["type": "QUEUE_UPDATE", "items": [["itemId": 2, "customData": ["edited": true]]]],  // the next item's text
+            ["type": "QUEUE_UPDATE", "jump": 1],  // the window, the media, the supported commands
+        ] {
+            h.command(change)
+            let now = h.player.statusTail?.text
+            #expect(now != nil && !sameBuffer(now, last), "\(change) wrote the tail again")
+            last = now
+        }
+        h.command(["type": "SEEK", "currentTime": 1])
+        #expect(sameBuffer(h.player.statusTail?.text, last))
+    }
+
     @Test func noSessionIsAnEmptyStatus() {
         let h = PlayerHarness()
         #expect(h.player.statusText(requestId: 4, at: .zero) == #"{"requestId":4,"status":[],"type":"MEDIA_STATUS"}"#)

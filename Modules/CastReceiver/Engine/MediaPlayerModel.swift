@@ -42,6 +42,10 @@ struct MediaPlayerModel: Sendable {
     /// The duration (seconds) given to BUFFERED media whose duration neither the sender nor a probe
     /// knows; `nil` leaves such media open-ended.
     var defaultDuration: Double?
+    /// The end of the last MEDIA_STATUS written for a broadcast (the entry's members after `currentTime`
+    /// and the end of the message), with what it was written from. A SEEK, PAUSE or PLAY changes the
+    /// time and perhaps the player state but not the items and the media, which are most of the text.
+    private(set) var statusTail: StatusTail?
 
     init(isBroken: @escaping @Sendable (String) -> Bool, seed: UInt64) {
         self.isBroken = isBroken
@@ -63,32 +67,46 @@ struct MediaPlayerModel: Sendable {
 
     /// The MEDIA_STATUS of ``status(requestId:at:options:)`` as a broadcast, written as text straight
     /// from the state: the same bytes as the tree's `serialized()`, with each queue item's text kept
-    /// from when it last changed (a status goes out for every command, and its items are most of it).
-    func statusBroadcast(requestId: Int, at now: Duration) -> AppOutput {
-        .broadcastText(statusText(requestId: requestId, at: now))
+    /// from when it last changed, and the members after `currentTime` reused from the previous status
+    /// when nothing they are written from changed (``statusTail``).
+    mutating func statusBroadcast(requestId: Int, at now: Duration) -> AppOutput {
+        .broadcastText(cachedStatusText(requestId: requestId, at: now))
     }
 
-    /// The text of ``status(requestId:at:options:)`` with `options` 0 (see ``statusBroadcast(requestId:at:)``).
+    /// ``statusText(requestId:at:)``, reusing ``statusTail`` when it still matches and keeping the
+    /// tail it wrote for the next status.
+    mutating func cachedStatusText(requestId: Int, at now: Duration) -> String {
+        let written = writeStatus(requestId: requestId, at: now, reusing: statusTail, keepsTail: true)
+        statusTail = written.tail
+        return written.text
+    }
+
+    /// The text of ``status(requestId:at:options:)`` with `options` 0 (see ``statusBroadcast(requestId:at:)``),
+    /// written whole (no tail reused).
     func statusText(requestId: Int, at now: Duration) -> String {
+        writeStatus(requestId: requestId, at: now, reusing: nil, keepsTail: false).text
+    }
+
+    /// Writes the MEDIA_STATUS in sorted key order. The entry's members after `currentTime`, and the
+    /// end of the message, are `reusing`'s text when it matches the state; otherwise they are written,
+    /// and returned as the new tail when `keepsTail`.
+    private func writeStatus(
+        requestId: Int, at now: Duration, reusing cached: StatusTail?, keepsTail: Bool
+    ) -> (text: String, tail: StatusTail?) {
         var writer = JSONTextWriter(capacity: 512 + (session?.items.first?.text.count ?? 0) * 4)
         writer.beginObject()
         writer.key("requestId")
         writer.number(Double(requestId))
         writer.key("status")
         writer.beginArray()
-        if let session {
-            writer.element()
-            writeEntry(session, at: now, into: &writer)
+        guard let session else {
+            writer.endArray()
+            writer.key("type")
+            writer.string("MEDIA_STATUS")
+            writer.endObject()
+            return (writer.text, cached)
         }
-        writer.endArray()
-        writer.key("type")
-        writer.string("MEDIA_STATUS")
-        writer.endObject()
-        return writer.text
-    }
-
-    /// ``entry(_:at:options:)`` with `options` 0, its members written in sorted key order.
-    private func writeEntry(_ session: MediaSessionState, at now: Duration, into writer: inout JSONTextWriter) {
+        writer.element()
         writer.beginObject()
         if let active = session.activeTrackIds {
             writer.key("activeTrackIds")
@@ -103,6 +121,24 @@ struct MediaPlayerModel: Sendable {
         writer.number(Double(session.currentItemId))
         writer.key("currentTime")
         writer.number(session.currentTime(at: now))
+        let commands = supportedCommands(session)
+        if let cached, cached.matches(session, supportedCommands: commands, volumeLevel: volumeLevel, isMuted: isMuted) {
+            // The rest of the entry, and the end of the message, as the previous status had them.
+            writer.raw(cached.text)
+            return (writer.text, cached)
+        }
+        let tailStart = writer.count
+        writeTail(session, supportedCommands: commands, into: &writer)
+        let tail = keepsTail
+            ? StatusTail(text: writer.bytes(from: tailStart), session: session, supportedCommands: commands,
+                         volumeLevel: volumeLevel, isMuted: isMuted)
+            : nil
+        return (writer.text, tail)
+    }
+
+    /// The entry's members after `currentTime` in sorted key order, the end of the entry and the end
+    /// of the message (the tail ``StatusTail`` keeps).
+    private func writeTail(_ session: MediaSessionState, supportedCommands: Int, into writer: inout JSONTextWriter) {
         if let customData = session.customData {
             writer.key("customData")
             writer.value(customData)
@@ -110,7 +146,7 @@ struct MediaPlayerModel: Sendable {
         let index = session.currentIndex
         writer.key("items")
         writer.beginArray()
-        for item in session.items[max(0, index - 1)...min(session.items.count - 1, index + 1)] {
+        for item in session.items[StatusTail.window(session)] {
             writer.element()
             writer.raw(item.text)
         }
@@ -135,7 +171,7 @@ struct MediaPlayerModel: Sendable {
         writer.key("repeatMode")
         writer.string(session.repeatMode.rawValue)
         writer.key("supportedMediaCommands")
-        writer.number(Double(supportedCommands(session)))
+        writer.number(Double(supportedCommands))
         writer.key("volume")
         writer.beginObject()
         writer.key("level")
@@ -143,6 +179,10 @@ struct MediaPlayerModel: Sendable {
         writer.key("muted")
         writer.bool(isMuted)
         writer.endObject()
+        writer.endObject()  // the entry
+        writer.endArray()  // status
+        writer.key("type")
+        writer.string("MEDIA_STATUS")
         writer.endObject()
     }
 
