@@ -110,7 +110,9 @@ def main():
                      ours / py if py else None, None, "(new row; no goal set)", None,
                      f"wall: Castor {per_wall(t_ours):,.0f}/s" + (f", pychromecast {per_wall(t_py):,.0f}/s" if t_py else "")
                      + f"; CPU per command: Castor {1e6 / ours:.0f} µs" + (f", pychromecast {1e6 / py:.0f} µs" if py else "")
-                     + f"; {len(t_ours)} rounds; one thread per device for pychromecast, tasks on NIO's loops for Castor"))
+                     + f"; {len(t_ours)} rounds; one thread per device for pychromecast, tasks on NIO's loops for Castor"
+                     + (f"; pychromecast devices that stopped on a failed command (their completed commands count): "
+                        f"{', '.join(str(e['data'].get('failed_devices', 0)) for e in t_py)} per round" if t_py else "")))
         results["measures"]["throughput"] = {
             "devices": devices, "ours_commands_per_cpu_second": ours, "py_commands_per_cpu_second": py,
             "ours_commands_per_second": per_wall(t_ours), "py_commands_per_second": per_wall(t_py) if t_py else None}
