@@ -12,7 +12,8 @@ import Foundation
     /// Runs a script against a fresh engine (a video device with the custom app, a fixed shuffle seed, two sender
     /// sockets), trapping when an invariant breaks: every message the device sends goes to an open socket,
     /// encodes as a `CastMessage` that decodes to itself, and carries JSON that Foundation's `JSONSerialization`
-    /// reads (a binary payload only on the device-auth namespace).
+    /// reads (a binary payload only on the device-auth namespace); after every message, the media status the
+    /// player writes as text (reusing its kept tail) is the status tree's text.
     ///
     /// A script is lines, one message each: `N D T payload`, without the spaces. `N` picks the namespace:
     /// `c` connection, `h` heartbeat, `r` receiver, `m` media, `z` multizone, `a` device auth, `x` the custom app's,
@@ -54,6 +55,17 @@ import Foundation
             let message = CastMessage(sourceId: sender, destinationId: destination, namespace: namespace, payload: payload)
             let actions = engine.receive(message, from: socket, now: now) + engine.tick(now: now)
             check(actions, open: &open)
+            checkStatusText(engine, now: now)
+        }
+    }
+
+    /// The MEDIA_STATUS a broadcast writes as text, reusing the tail the player kept from its last one,
+    /// is what the status tree serializes to.
+    private static func checkStatusText(_ engine: ReceiverEngine, now: Duration) {
+        guard var player = engine.app?.media else { return }
+        let tree = player.status(requestId: 1, at: now).serialized()
+        guard player.cachedStatusText(requestId: 1, at: now) == tree else {
+            fatalError("the status text differs from the tree's: \(player.cachedStatusText(requestId: 1, at: now)) vs \(tree)")
         }
     }
 
