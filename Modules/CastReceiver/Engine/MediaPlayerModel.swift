@@ -146,7 +146,7 @@ struct MediaPlayerModel: Sendable {
         let index = session.currentIndex
         writer.key("items")
         writer.beginArray()
-        for item in session.items[StatusTail.window(session)] {
+        for item in session.items[session.statusWindow] {
             writer.element()
             writer.raw(item.text)
         }
@@ -211,9 +211,7 @@ struct MediaPlayerModel: Sendable {
         if options & Self.noMetadata != 0 { media["metadata"] = nil }
         members["media"] = .object(media)
         if options & Self.noQueueItems == 0 {
-            let index = session.currentIndex
-            let window = max(0, index - 1)...min(session.items.count - 1, index + 1)
-            members["items"] = .array(session.items[window].map(\.json))
+            members["items"] = .array(session.items[session.statusWindow].map(\.json))
         }
         if let active = session.activeTrackIds { members["activeTrackIds"] = .array(active.map { JSONValue($0) }) }
         if let preloaded = session.preloadedItemId { members["preloadedItemId"] = JSONValue(preloaded) }

@@ -174,6 +174,11 @@ struct MediaSessionState: Sendable, Hashable {
 
     var currentIndex: Int { items.firstIndex { $0.itemId == currentItemId } ?? 0 }
     var currentItem: MediaQueueItem { items[currentIndex] }
+    /// The indices of the items a MEDIA_STATUS carries: the previous, the current and the next one.
+    var statusWindow: ClosedRange<Int> {
+        let index = currentIndex
+        return max(0, index - 1)...min(items.count - 1, index + 1)
+    }
 
     func index(of itemId: Int) -> Int? { items.firstIndex { $0.itemId == itemId } }
 

@@ -30,7 +30,7 @@ struct StatusTail: Sendable {
     init(text: [UInt8], session: MediaSessionState, supportedCommands: Int, volumeLevel: Double, isMuted: Bool) {
         self.text = text
         customData = session.customData
-        itemTexts = session.items[Self.window(session)].map(\.text)
+        itemTexts = session.items[session.statusWindow].map(\.text)
         mediaText = session.currentItem.mediaText
         mediaSessionId = session.mediaSessionId
         playbackRate = session.playbackRate
@@ -43,12 +43,6 @@ struct StatusTail: Sendable {
         self.isMuted = isMuted
     }
 
-    /// The items a status carries: the previous, the current and the next one.
-    static func window(_ session: MediaSessionState) -> ClosedRange<Int> {
-        let index = session.currentIndex
-        return max(0, index - 1)...min(session.items.count - 1, index + 1)
-    }
-
     /// Whether this text is what the tail of `session`'s status would be now.
     func matches(_ session: MediaSessionState, supportedCommands: Int, volumeLevel: Double, isMuted: Bool) -> Bool {
         // The cheap members first: most changes are caught before any text is compared.
@@ -57,7 +51,7 @@ struct StatusTail: Sendable {
             repeatMode == session.repeatMode, self.supportedCommands == supportedCommands,
             self.volumeLevel == volumeLevel, self.isMuted == isMuted
         else { return false }
-        let window = Self.window(session)
+        let window = session.statusWindow
         guard itemTexts.count == window.count else { return false }
         for (kept, item) in zip(itemTexts, session.items[window]) where kept != item.text { return false }
         return mediaText == session.currentItem.mediaText && customData == session.customData
