@@ -5,17 +5,22 @@
 # default block buffering, the last 4 KiB were lost when the run was killed). Past the limit, every
 # thread's backtrace of the test process is printed, the run is killed and the script fails.
 #
-# The output is also kept in a file, and a failed run ends by repeating every issue it recorded (the
-# "✘ … recorded an issue" lines and their "↳" comments): a CI log shown only by its tail then still
-# names the failing test, which otherwise scrolled by thousands of lines earlier.
+# The output goes to a file, shown as it grows (`tail -f`, until the test process ends), and a failed
+# run ends by repeating every issue it recorded (the "✘ … recorded an issue" lines with their "↳"
+# comments and those comments' further lines): a CI log shown only by its tail then still names the
+# failing test, which otherwise scrolled by thousands of lines earlier. The file is complete once the
+# test process has exited (it writes the file itself), so the summary misses nothing.
 set -u
 SWIFT="${SWIFT:-swift}"
 limit="${TEST_TIME_LIMIT:-1800}"
 log="$(mktemp "${TMPDIR:-/tmp}/castor-tests.XXXXXX")"
 trap 'rm -f "$log"' EXIT
 
-stdbuf -oL -eL "$SWIFT" test --skip-build --no-parallel "$@" > >(stdbuf -oL tee "$log") 2>&1 &
+stdbuf -oL -eL "$SWIFT" test --skip-build --no-parallel "$@" >"$log" 2>&1 &
 run=$!
+# Prints the file as it grows; ends, with everything printed, within 0.2 s of the test process.
+tail -n +1 -s 0.2 -f --pid="$run" "$log" &
+shower=$!
 
 # This run's processes (swift-test's descendants, including programs the tests started), never another run's.
 descendants() {
@@ -57,12 +62,14 @@ wait "$run"
 status=$?
 kill "$guard" 2>/dev/null
 wait "$guard" 2>/dev/null
-sleep 0.2   # let tee write the last lines
+wait "$shower"
 if [ "$status" -ne 0 ]; then
     echo "run-tests: the run failed (exit $status); the issues it recorded:"
+    # An issue's line, its "↳" comments, and their further lines (a multi-line comment goes on with
+    # indented lines), up to the next line of another kind.
     awk '/^✘ Test .* recorded an issue/ { print; keep = 1; next }
-         keep && /^↳/ { print; next }
-         { keep = 0 }' "$log" | cut -c1-2000
+         keep && /^(↳|[ \t])/ { print; next }
+         { keep = 0 }' "$log" | cut -c1-2000 | head -n 400
     grep -E '^✘ Test .* failed after' "$log" | cut -c1-300
 fi
 exit "$status"
