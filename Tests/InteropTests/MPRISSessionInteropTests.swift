@@ -17,7 +17,7 @@ struct MPRISSessionInteropTests {
                                      ["--name", "Interop TV", "--port", String(port), "--id", id, "--eureka-port", "0", "--eureka-tls-port", "0"])
         guard await child.waitForLine(where: { $0.contains("listening on") }) != nil else {
             _ = await child.terminate()
-            throw HarnessError(message: "cast-receiver did not start again on \(port): \(child.errorOutput)")
+            throw HarnessError(message: "cast-receiver did not start on \(port): \(child.errorOutput)")
         }
         return ReceiverProcess(child: child, port: port, id: id)
     }

@@ -56,24 +56,34 @@ struct ReceiverProcess {
 
 /// Ports for a device that a test kills and starts again on the same port.
 enum RestartablePort {
-    /// Runs `start` with a random port below Linux's ephemeral range (32768-60999), another one each
-    /// time it throws (at most 20 tries), and returns what it started.
+    /// Runs `start` with a random port below the kernel's ephemeral range (`ip_local_port_range`,
+    /// 32768-60999 by default), another one each time it throws (at most 20 tries), and returns what
+    /// it started.
     ///
     /// `--port 0` gives a port inside that range, and while the device is down its senders keep
     /// dialling it: the kernel can give one of those outgoing connections the very port it dials (a
     /// loopback self-connect), which then holds the port when the device comes back. Below the range
     /// no outgoing connection is given the port.
     static func start<T>(_ start: (Int) async throws -> T) async throws -> T {
+        let ports = belowEphemeral
         var failures: [String] = []
         for _ in 0..<20 {
-            let port = Int.random(in: 20_000..<32_000)
+            let port = Int.random(in: ports)
             do {
                 return try await start(port)
             } catch {
                 failures.append("\(port): \(error)")
             }
         }
-        throw HarnessError(message: "no receiver started on 20 random ports below 32768: \(failures.joined(separator: "; "))")
+        throw HarnessError(message: "no receiver started on 20 random ports in \(ports): \(failures.joined(separator: "; "))")
+    }
+
+    /// Up to 12 000 ports just below the ephemeral range's first port (from 1 024 at the lowest).
+    static var belowEphemeral: Range<Int> {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        let first = text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32_768
+        let end = max(first, 2_048)
+        return max(1_024, end - 12_000)..<end
     }
 }
 
