@@ -54,6 +54,10 @@ struct StatusTail: Sendable {
         let window = session.statusWindow
         guard itemTexts.count == window.count else { return false }
         for (kept, item) in zip(itemTexts, session.items[window]) where kept != item.text { return false }
+        // Custom and queue data are compared as values, and `String ==` holds canonically equivalent
+        // spellings equal ("é" and "e" + U+0301) that are written as different bytes. That is sound
+        // because both are set only when a session starts, and a new session has a new id (compared
+        // above); a change that lets them change within a session must compare their text instead.
         return mediaText == session.currentItem.mediaText && customData == session.customData
             && queueData == session.queueData
     }

@@ -64,9 +64,8 @@ import Foundation
     private static func checkStatusText(_ engine: ReceiverEngine, now: Duration) {
         guard var player = engine.app?.media else { return }
         let tree = player.status(requestId: 1, at: now).serialized()
-        guard player.cachedStatusText(requestId: 1, at: now) == tree else {
-            fatalError("the status text differs from the tree's: \(player.cachedStatusText(requestId: 1, at: now)) vs \(tree)")
-        }
+        let text = player.cachedStatusText(requestId: 1, at: now)
+        guard text == tree else { fatalError("the status text differs from the tree's: \(text) vs \(tree)") }
     }
 
     private static func namespace(_ byte: UInt8) -> String {
