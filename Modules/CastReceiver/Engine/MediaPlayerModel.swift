@@ -146,7 +146,7 @@ struct MediaPlayerModel: Sendable {
         let index = session.currentIndex
         writer.key("items")
         writer.beginArray()
-        for item in session.items[session.statusWindow] {
+        for item in session.items[session.statusWindow(around: index)] {
             writer.element()
             writer.raw(item.text)
         }

@@ -175,9 +175,11 @@ struct MediaSessionState: Sendable, Hashable {
     var currentIndex: Int { items.firstIndex { $0.itemId == currentItemId } ?? 0 }
     var currentItem: MediaQueueItem { items[currentIndex] }
     /// The indices of the items a MEDIA_STATUS carries: the previous, the current and the next one.
-    var statusWindow: ClosedRange<Int> {
-        let index = currentIndex
-        return max(0, index - 1)...min(items.count - 1, index + 1)
+    var statusWindow: ClosedRange<Int> { statusWindow(around: currentIndex) }
+
+    /// ``statusWindow`` for a current index the caller has already found (finding it scans the queue).
+    func statusWindow(around index: Int) -> ClosedRange<Int> {
+        max(0, index - 1)...min(items.count - 1, index + 1)
     }
 
     func index(of itemId: Int) -> Int? { items.firstIndex { $0.itemId == itemId } }

@@ -30,8 +30,9 @@ struct StatusTail: Sendable {
     init(text: [UInt8], session: MediaSessionState, supportedCommands: Int, volumeLevel: Double, isMuted: Bool) {
         self.text = text
         customData = session.customData
-        itemTexts = session.items[session.statusWindow].map(\.text)
-        mediaText = session.currentItem.mediaText
+        let index = session.currentIndex
+        itemTexts = session.items[session.statusWindow(around: index)].map(\.text)
+        mediaText = session.items[index].mediaText
         mediaSessionId = session.mediaSessionId
         playbackRate = session.playbackRate
         playerState = session.playerState
@@ -51,14 +52,15 @@ struct StatusTail: Sendable {
             repeatMode == session.repeatMode, self.supportedCommands == supportedCommands,
             self.volumeLevel == volumeLevel, self.isMuted == isMuted
         else { return false }
-        let window = session.statusWindow
+        let index = session.currentIndex
+        let window = session.statusWindow(around: index)
         guard itemTexts.count == window.count else { return false }
         for (kept, item) in zip(itemTexts, session.items[window]) where kept != item.text { return false }
         // Custom and queue data are compared as values, and `String ==` holds canonically equivalent
         // spellings equal ("é" and "e" + U+0301) that are written as different bytes. That is sound
         // because both are set only when a session starts, and a new session has a new id (compared
         // above); a change that lets them change within a session must compare their text instead.
-        return mediaText == session.currentItem.mediaText && customData == session.customData
+        return mediaText == session.items[index].mediaText && customData == session.customData
             && queueData == session.queueData
     }
 }
