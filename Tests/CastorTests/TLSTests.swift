@@ -43,7 +43,10 @@ import Testing
         let hexPort = String(format: ":%04X", port)
         var found: [String] = []
         for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+            // Read to the end: `String(contentsOfFile:)` stops after the first page of a /proc file
+            // (27 of 408 lines with 400 sockets open), which missed the listener in a busy full run.
+            guard let handle = FileHandle(forReadingAtPath: file), let data = try? handle.readToEnd() else { continue }
+            let text = String(decoding: data, as: UTF8.self)
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 guard fields.count > 9, fields[1].hasSuffix(hexPort) else { continue }
