@@ -124,7 +124,8 @@ import Testing
         #expect(await a.receiver.mediaStatus == nil)
         await cast.endSession()
         guard case .ended(let state)? = await routed.next() else { Issue.record("no end"); return }
-        #expect(state?.assets.count == 3)
+        // Failed once under a loaded full run (1 of 3 assets, not reproduced since): say what ended.
+        #expect(state?.assets.count == 3, "ended with \(String(describing: state))")
     }
 
     @Test func twoSendersSeeEachOthersChanges() async throws {
