@@ -13,7 +13,8 @@ extension CastConnection {
         let (stream, mailbox) = AsyncStream<PluginCall>.makeStream()
         let key = ObjectIdentifier(plugin)
         let backlog = PluginBacklog()
-        let handle = PluginHandle(key: key, plugin: plugin, mailbox: mailbox, backlog: backlog)
+        let executor = plugin.runsOnConnectionThread ? transport.taskExecutor : nil
+        let handle = PluginHandle(key: key, plugin: plugin, mailbox: mailbox, backlog: backlog, takesMessagesNow: executor != nil)
         var refusal: CastChannelError?
         var generation = 0
         let actions = machine { machine in
@@ -27,7 +28,6 @@ extension CastConnection {
             }
         }
         if let refusal { throw refusal }
-        let executor = plugin.runsOnConnectionThread ? transport.taskExecutor : nil
         let consumer = Task(executorPreference: executor) { [weak self] in
             for await call in stream {
                 switch call {
@@ -43,6 +43,7 @@ extension CastConnection {
                     }
                     await plugin.channelDidDisconnect(context, reason: reason)
                 }
+                backlog.finished()
             }
         }
         state.withLock { $0.consumers.append(consumer) }

@@ -19,13 +19,22 @@ import Synchronization
 /// When the device goes away, every request in flight fails at once with
 /// ``CastChannelError/Code/connectionLost``; it does not wait for its deadline.
 public final class CastConnection: Sendable {
-    /// The shell's handle on one plugin: the plugin, the mailbox its task reads, and how many
-    /// messages in that mailbox it has not taken yet (at most the configured backlog limit).
+    /// The shell's handle on one plugin: the plugin, the mailbox its task reads, how many
+    /// messages in that mailbox it has not taken yet (at most the configured backlog limit), and
+    /// whether it can be handed a message at once (it runs on the thread that decodes them).
     struct PluginHandle: Sendable {
         let key: ObjectIdentifier
         let plugin: any CastChannelPlugin
         let mailbox: AsyncStream<PluginCall>.Continuation
         let backlog: PluginBacklog
+        /// ``CastChannelPlugin/runsOnConnectionThread`` on a transport with a task executor.
+        let takesMessagesNow: Bool
+
+        /// Queues a call in the mailbox, counted until the plugin's task has carried it out.
+        func post(_ call: PluginCall) {
+            backlog.queued()
+            if case .terminated = mailbox.yield(call) { backlog.finished() }
+        }
     }
 
     enum PluginCall: Sendable {
@@ -225,17 +234,24 @@ public final class CastConnection: Sendable {
             case .failRequest(let reply, let error):
                 reply.fulfil(.failure(error))
             case .connectPlugin(let handle, let link):
-                handle.mailbox.yield(.connect(context(handle, link)))
+                handle.post(.connect(context(handle, link)))
             case .deliver(let handle, let link, let message):
+                // Deliveries come from ``inbound(_:)``, on the transport's I/O thread: for a plugin whose
+                // task runs there too, nothing of it runs meanwhile, and when nothing is queued for it
+                // the message can be handed over at once, in order.
+                if handle.takesMessagesNow, handle.backlog.isIdle,
+                   handle.plugin.channel(context(handle, link), didReceiveNow: message) {
+                    continue
+                }
                 let limit = max(1, configuration.pluginBacklogLimit)
                 if handle.backlog.admit(limit: limit) {
                     handle.plugin.channelWillReceive(message)
-                    handle.mailbox.yield(.message(context(handle, link), message))
+                    handle.post(.message(context(handle, link), message))
                 } else {
                     perform(machine { $0.pluginFellBehind(key: handle.key, limit: limit) })
                 }
             case .disconnectPlugin(let handle, let link, let reason):
-                handle.mailbox.yield(.disconnect(context(handle, link), reason))
+                handle.post(.disconnect(context(handle, link), reason))
             case .finishPlugin(let handle):
                 handle.mailbox.finish()
             case .resumeConnectWaiters(let handle, let waiters, let result):

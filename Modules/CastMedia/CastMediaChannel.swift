@@ -23,7 +23,8 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// The media namespace.
     public let namespace = CastNamespace.media
     /// `true`: the callbacks are short (a status is recorded and published under a lock), so each
-    /// message reaches the channel on the connection's I/O thread without waking another.
+    /// message reaches the channel on the connection's I/O thread without waking another, and
+    /// usually at once (``channel(_:didReceiveNow:)``), without a task.
     public var runsOnConnectionThread: Bool { true }
 
     struct State {
@@ -191,6 +192,17 @@ public final class CastMediaChannel: CastChannelPlugin {
 
     /// Applies statuses and publishes every message.
     public func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async {
+        take(message)
+    }
+
+    /// Applies a status and publishes the message at once, on a TLS connection's event loop, when
+    /// no callback of the channel is pending: what ``channel(_:didReceive:)`` does, without a task.
+    public func channel(_ context: CastChannelContext, didReceiveNow message: CastChannelMessage) -> Bool {
+        take(message)
+        return true
+    }
+
+    private func take(_ message: CastChannelMessage) {
         if let decoded = decodeStatus(message) {
             receive(decoded.first, text: message.text, isReply: (decoded.requestId ?? 0) != 0)
         }

@@ -136,6 +136,132 @@ struct TLSLoopbackTests {
         await server.close()
     }
 
+    /// Takes messages at once (``CastChannelPlugin/channel(_:didReceiveNow:)``) unless their type is
+    /// declined; records each call with the thread it ran on. Its `channelDidConnect` can be held at a gate.
+    final class ImmediatePlugin: CastChannelPlugin {
+        let namespace: CastNamespace
+        let runsOnConnectionThread: Bool
+        let declined: Set<String>
+        private let gate: AsyncStream<Void>?
+        private let broadcaster = CastBroadcaster<String>()
+
+        init(onConnectionThread: Bool, declined: Set<String> = [], gate: AsyncStream<Void>? = nil) throws {
+            namespace = try CastNamespace(FakeDevice.chatNamespace)
+            runsOnConnectionThread = onConnectionThread
+            self.declined = declined
+            self.gate = gate
+        }
+
+        var stream: AsyncStream<String> { broadcaster.subscribe() }
+
+        private func record(_ call: String) {
+            broadcaster.yield("\(call) on \(MultiThreadedEventLoopGroup.currentEventLoop == nil ? "pool" : "loop")")
+        }
+
+        func channelDidConnect(_ context: CastChannelContext) async {
+            if let gate { for await _ in gate { break } }
+            record("connect")
+        }
+        func channelWillReceive(_ message: CastChannelMessage) { record("prepare \(message.type ?? "?")") }
+        func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async {
+            record("message \(message.type ?? "?")")
+        }
+        func channel(_ context: CastChannelContext, didReceiveNow message: CastChannelMessage) -> Bool {
+            let type = message.type ?? "?"
+            let taken = !declined.contains(type)
+            record("now \(type)\(taken ? "" : " declined")")
+            return taken
+        }
+    }
+
+    /// A message from the chat app to every sender.
+    static func broadcast(_ type: String, from device: FakeDevice) async throws {
+        try await device.peer.send(CastMessage(sourceId: FakeDevice.appTransport, destinationId: "*",
+                                               namespace: FakeDevice.chatNamespace, json: ["type": .string(type)]))
+    }
+
+    /// A plugin on the connection's thread is handed each message at once, on the event loop that
+    /// decoded it, with no callback after it; a message it declines is queued as any other. A plugin on
+    /// the pool is never asked.
+    @Test(.timeLimit(.minutes(1)), arguments: [true, false])  // the limit: a safety net against a hang, not a timing check
+    func pluginTakesMessagesAtOnceOnItsThread(onConnectionThread: Bool) async throws {
+        let (server, devices) = try await Self.startDevice()
+        let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
+        let connection = CastConnection(transport: transport)
+        let plugin = try ImmediatePlugin(onConnectionThread: onConnectionThread, declined: ["LATER"])
+        var calls = plugin.stream.makeAsyncIterator()
+        try await connection.add(plugin)
+        _ = try await connection.start()
+        _ = try await connection.receiver.launch(appId: "CHAT")
+        let device = try #require(devices.first)
+        let thread = onConnectionThread ? "loop" : "pool"
+        #expect(await calls.next() == "connect on \(thread)")
+        let reply = try await #require(connection.context(for: plugin)).request(["type": "ECHO", "text": "hi"])
+        #expect(reply.type == "ECHOED")
+        func next(_ count: Int) async -> [String] {
+            var seen: [String] = []
+            while seen.count < count, let call = await calls.next() { seen.append(call) }
+            return seen
+        }
+        if onConnectionThread {
+            #expect(await next(1) == ["now ECHOED on loop"])
+            try await Self.broadcast("LATER", from: device)
+            #expect(await next(3) == ["now LATER declined on loop", "prepare LATER on loop", "message LATER on loop"])
+            // Its callback returned: the next message is taken at once again.
+            try await Self.broadcast("NEWS", from: device)
+            #expect(await next(1) == ["now NEWS on loop"])
+        } else {
+            #expect(await next(2) == ["prepare ECHOED on loop", "message ECHOED on pool"])
+            try await Self.broadcast("NEWS", from: device)
+            #expect(await next(2) == ["prepare NEWS on loop", "message NEWS on pool"])
+        }
+        await connection.close()
+        await server.close()
+    }
+
+    /// While a callback of the plugin is still running (here `channelDidConnect`, held at a gate),
+    /// a message is not handed over at once: it waits in the mailbox behind that callback, and only
+    /// the next message after everything returned is taken at once. Calls stay one at a time, in order.
+    @Test(.timeLimit(.minutes(1))) func messagesWaitBehindARunningCallback() async throws {
+        let (server, devices) = try await Self.startDevice()
+        let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
+        let connection = CastConnection(transport: transport)
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let plugin = try ImmediatePlugin(onConnectionThread: true, gate: gate)
+        var calls = plugin.stream.makeAsyncIterator()
+        try await connection.add(plugin)
+        _ = try await connection.start()
+        _ = try await connection.receiver.launch(appId: "CHAT")
+        let device = try #require(devices.first)
+        try await Self.broadcast("EARLY", from: device)
+        // Queued, not taken: the connect callback has not returned.
+        #expect(await calls.next() == "prepare EARLY on loop")
+        open.yield()
+        #expect(await calls.next() == "connect on loop")
+        #expect(await calls.next() == "message EARLY on loop")
+        try await Self.broadcast("LATE", from: device)
+        #expect(await calls.next() == "now LATE on loop")
+        await connection.close()
+        await server.close()
+    }
+
+    /// On a transport without a task executor (the in-memory pair) no plugin is asked to take a
+    /// message at once: there is no thread its callbacks share with the one delivering messages.
+    @Test(.timeLimit(.minutes(1))) func inMemoryTransportQueuesEveryMessage() async throws {
+        let device = FakeDevice()
+        let connection = CastConnection(transport: device.senderEnd)
+        let plugin = try ImmediatePlugin(onConnectionThread: true)
+        var calls = plugin.stream.makeAsyncIterator()
+        try await connection.add(plugin)
+        _ = try await connection.start()
+        _ = try await connection.receiver.launch(appId: "CHAT")
+        #expect(await calls.next() == "connect on pool")
+        _ = try await #require(connection.context(for: plugin)).request(["type": "ECHO", "text": "hi"])
+        #expect(await calls.next() == "prepare ECHOED on pool")
+        #expect(await calls.next() == "message ECHOED on pool")
+        await connection.close()
+    }
+
     @Test func senderHeartbeatIsAnsweredOverTLS() async throws {
         let (server, devices) = try await Self.startDevice()
         let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)

@@ -1,8 +1,11 @@
 import Synchronization
 
-/// How many received messages a plugin has been handed and not yet taken: what bounds its mailbox.
+/// How many received messages a plugin has been handed and not yet taken (what bounds its
+/// mailbox), and how many of its calls of any kind are queued or running (what decides whether a
+/// message can be handed to it at once).
 final class PluginBacklog: Sendable {
     private let count = Atomic<Int>(0)
+    private let calls = Atomic<Int>(0)
 
     /// Counts one more message unless `limit` are already waiting.
     /// - Returns: `false` when the mailbox is full (nothing is counted then).
@@ -19,4 +22,17 @@ final class PluginBacklog: Sendable {
 
     /// The messages waiting now.
     var waiting: Int { count.load(ordering: .relaxed) }
+
+    /// A call (connect, message, disconnect) is about to be queued in the mailbox.
+    func queued() {
+        calls.add(1, ordering: .relaxed)
+    }
+
+    /// A queued call returned (or was never queued: the mailbox had finished).
+    func finished() {
+        calls.subtract(1, ordering: .releasing)
+    }
+
+    /// Whether no call is queued or running: everything the plugin was handed has returned.
+    var isIdle: Bool { calls.load(ordering: .acquiring) == 0 }
 }

@@ -51,6 +51,23 @@ public protocol CastChannelPlugin: AnyObject, Sendable {
     /// a lock another task may hold long: every connection served by that thread waits meanwhile.
     /// Defaults to nothing.
     func channelWillReceive(_ message: CastChannelMessage)
+    /// Takes a message at once, where the connection decodes it, instead of through
+    /// ``channel(_:didReceive:)``: no task is scheduled and no thread is woken for it.
+    ///
+    /// Called only for a plugin that ``runsOnConnectionThread``, on a transport with a
+    /// `taskExecutor` (a TLS connection's event loop, where its messages are decoded and where the
+    /// plugin's callbacks run), and only while none of the plugin's callbacks is queued or running.
+    /// So the calls still reach the plugin one at a time and in the order the messages arrived:
+    /// ``channelDidConnect(_:)`` has returned before the first message taken here, and a message
+    /// that arrives while an earlier callback is still running waits for it in the plugin's mailbox.
+    /// Like ``channelWillReceive(_:)``, it runs after any request the message answers was matched
+    /// and its requester resumed.
+    ///
+    /// Return `true` when the message is handled: ``channel(_:didReceive:)`` is then not called for
+    /// it. Return `false` to have it queued as usual (``channelWillReceive(_:)`` first). Keep it short,
+    /// and never block or wait for a lock another task may hold long: every connection served by
+    /// that thread waits meanwhile. Defaults to `false`.
+    func channel(_ context: CastChannelContext, didReceiveNow message: CastChannelMessage) -> Bool
 }
 
 extension CastChannelPlugin {
@@ -64,6 +81,8 @@ extension CastChannelPlugin {
     public func channelDidDisconnect(_ context: CastChannelContext, reason: CastChannelDisconnectReason) async {}
     /// Does nothing.
     public func channelWillReceive(_ message: CastChannelMessage) {}
+    /// `false`: every message goes to ``channel(_:didReceive:)``.
+    public func channel(_ context: CastChannelContext, didReceiveNow message: CastChannelMessage) -> Bool { false }
 }
 
 /// Whom a channel talks to.
