@@ -35,6 +35,12 @@ public final class CastConnection: Sendable {
             backlog.queued()
             if case .terminated = mailbox.yield(call) { backlog.finished() }
         }
+
+        /// Ends the mailbox: the plugin's task stops after the calls already queued.
+        func finish() {
+            backlog.close()
+            mailbox.finish()
+        }
     }
 
     enum PluginCall: Sendable {
@@ -184,8 +190,11 @@ public final class CastConnection: Sendable {
     // MARK: - Running the machine
 
     /// Runs one input of the machine under the lock. Timer actions are carried out there too, so
-    /// that two inputs cannot arm the deadline out of order, and messages to send join the outbox
-    /// there, so that they reach the transport in the order the machine decided them; the rest is
+    /// that two inputs cannot arm the deadline out of order; messages to send join the outbox
+    /// there, so that they reach the transport in the order the machine decided them; and a
+    /// plugin's connect, disconnect and end are queued in its mailbox there, so that a message
+    /// decided after them (and handed over by another thread) finds them ahead of it: it is never
+    /// handed to the plugin before `channelDidConnect` or after `channelDidDisconnect`. The rest is
     /// returned to perform.
     func machine(_ body: (inout Machine) -> [Machine.Action]) -> [Machine.Action] {
         state.withLock { state in
@@ -195,6 +204,15 @@ public final class CastConnection: Sendable {
                 case .send(let message):
                     state.outbox.append(message)
                     return false
+                case .connectPlugin(let handle, let link):
+                    handle.post(.connect(context(handle, link)))
+                    return true
+                case .disconnectPlugin(let handle, let link, let reason):
+                    handle.post(.disconnect(context(handle, link), reason))
+                    return true
+                case .finishPlugin(let handle):
+                    handle.finish()
+                    return true
                 case .armDeadline(let wake):
                     state.deadlineTask?.cancel()
                     state.deadlineTask = Task { [weak self] in await self?.deadlineTimer(wake) }
@@ -233,12 +251,14 @@ public final class CastConnection: Sendable {
                 reply.fulfil(.success(message))
             case .failRequest(let reply, let error):
                 reply.fulfil(.failure(error))
-            case .connectPlugin(let handle, let link):
-                handle.post(.connect(context(handle, link)))
+            case .connectPlugin, .disconnectPlugin, .finishPlugin:
+                // Queued in the plugin's mailbox by ``machine(_:)``.
+                break
             case .deliver(let handle, let link, let message):
-                // Deliveries come from ``inbound(_:)``, on the transport's I/O thread: for a plugin whose
-                // task runs there too, nothing of it runs meanwhile, and when nothing is queued for it
-                // the message can be handed over at once, in order.
+                // Deliveries come from ``inbound(_:)``, called where the transport delivers its messages:
+                // on its task executor when it has one (``CastTransport/taskExecutor``), where a plugin
+                // that runs on the connection's thread has its task too. Nothing of that plugin runs
+                // meanwhile, and when nothing is queued for it the message can be handed over at once, in order.
                 if handle.takesMessagesNow, handle.backlog.isIdle,
                    handle.plugin.channel(context(handle, link), didReceiveNow: message) {
                     continue
@@ -250,10 +270,6 @@ public final class CastConnection: Sendable {
                 } else {
                     perform(machine { $0.pluginFellBehind(key: handle.key, limit: limit) })
                 }
-            case .disconnectPlugin(let handle, let link, let reason):
-                handle.post(.disconnect(context(handle, link), reason))
-            case .finishPlugin(let handle):
-                handle.mailbox.finish()
             case .resumeConnectWaiters(let handle, let waiters, let result):
                 let outcome = result.map { context(handle, $0) }
                 for waiter in waiters { waiter.fulfil(outcome) }

@@ -58,8 +58,9 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// Internal (not private) so a test can hold it while a status reader is cancelled.
     let state: Mutex<State>
     private let messageBroadcaster = CastBroadcaster<CastChannelMessage>()
-    /// The latest texts decoded and their results, newest last: a reply reaches ``channelWillReceive(_:)``,
-    /// the request that awaited it and the plugin callback, and whichever comes after the first usually
+    /// The latest texts decoded and their results, newest last: a reply reaches the channel (at once in
+    /// ``channel(_:didReceiveNow:)``, or ``channelWillReceive(_:)`` and then the plugin callback when it is
+    /// queued) and the request that awaited it, and whichever comes after the first usually
     /// finds it decoded (the lock is never held while decoding, so none waits for another). Several, so
     /// that messages that arrive together and are prepared together are not decoded again one by one.
     /// With them, the media objects of the latest statuses, which the next status most likely repeats.
@@ -209,7 +210,7 @@ public final class CastMediaChannel: CastChannelPlugin {
         messageBroadcaster.yield(message)
     }
 
-    /// Decodes a MEDIA_STATUS as it arrives, on the connection's I/O thread, while the request it
+    /// Decodes a queued MEDIA_STATUS as it arrives, on the connection's I/O thread, while the request it
     /// answers is being resumed: the request (and then the plugin callback) usually find it decoded.
     public func channelWillReceive(_ message: CastChannelMessage) {
         guard message.namespace == namespace.rawValue else { return }

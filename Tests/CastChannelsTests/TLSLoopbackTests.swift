@@ -207,7 +207,9 @@ struct TLSLoopbackTests {
             #expect(await next(1) == ["now ECHOED on loop"])
             try await Self.broadcast("LATER", from: device)
             #expect(await next(3) == ["now LATER declined on loop", "prepare LATER on loop", "message LATER on loop"])
-            // Its callback returned: the next message is taken at once again.
+            // Its callback returned: the next message is taken at once again. (The callback records
+            // "message LATER" and its task counts the call finished in one job on the loop, with no
+            // suspension between; NEWS, sent after that record was seen, is read in a later job.)
             try await Self.broadcast("NEWS", from: device)
             #expect(await next(1) == ["now NEWS on loop"])
         } else {

@@ -6,6 +6,7 @@ import Synchronization
 final class PluginBacklog: Sendable {
     private let count = Atomic<Int>(0)
     private let calls = Atomic<Int>(0)
+    private let closed = Atomic<Bool>(false)
 
     /// Counts one more message unless `limit` are already waiting.
     /// - Returns: `false` when the mailbox is full (nothing is counted then).
@@ -33,6 +34,12 @@ final class PluginBacklog: Sendable {
         calls.subtract(1, ordering: .releasing)
     }
 
-    /// Whether no call is queued or running: everything the plugin was handed has returned.
-    var isIdle: Bool { calls.load(ordering: .acquiring) == 0 }
+    /// The mailbox finished: the plugin gets nothing more, by either path.
+    func close() {
+        closed.store(true, ordering: .releasing)
+    }
+
+    /// Whether no call is queued or running (everything the plugin was handed has returned) and
+    /// the mailbox is still open.
+    var isIdle: Bool { !closed.load(ordering: .acquiring) && calls.load(ordering: .acquiring) == 0 }
 }

@@ -8,7 +8,8 @@
 ///
 /// Implementation requirements:
 /// - Calls for one plugin are delivered one at a time, in the order the messages arrived:
-///   ``channelDidConnect(_:)``, then any number of ``channel(_:didReceive:)``, then
+///   ``channelDidConnect(_:)``, then any number of messages (each to ``channel(_:didReceive:)``, or
+///   to ``channel(_:didReceiveNow:)`` for a plugin that takes them at once), then
 ///   ``channelDidDisconnect(_:reason:)``; the cycle can repeat when the app runs again.
 /// - Messages are delivered even when they also answered a ``CastChannelContext/request(_:timeout:)``,
 ///   so a plugin that mirrors state sees every status.
@@ -43,7 +44,7 @@ public protocol CastChannelPlugin: AnyObject, Sendable {
     /// A message arrived on the channel from its peer (unicast to this sender or broadcast).
     func channel(_ context: CastChannelContext, didReceive message: CastChannelMessage) async
     /// A message for the channel was just decoded, and is about to be queued for
-    /// ``channel(_:didReceive:)``. Called synchronously where the connection takes its inbound
+    /// ``channel(_:didReceive:)`` (not called for a message ``channel(_:didReceiveNow:)`` took). Called synchronously where the connection takes its inbound
     /// messages (a TLS connection's event loop; the sending side's thread for the in-memory pair),
     /// after any request the message answers was matched and its requester resumed: the place to
     /// start work that the awaiting request and the callback will both want (decoding the payload
@@ -55,8 +56,9 @@ public protocol CastChannelPlugin: AnyObject, Sendable {
     /// ``channel(_:didReceive:)``: no task is scheduled and no thread is woken for it.
     ///
     /// Called only for a plugin that ``runsOnConnectionThread``, on a transport with a
-    /// `taskExecutor` (a TLS connection's event loop, where its messages are decoded and where the
-    /// plugin's callbacks run), and only while none of the plugin's callbacks is queued or running.
+    /// `taskExecutor` (a TLS connection's event loop: where its messages are delivered, and where the
+    /// plugin's callbacks run), and only while none of the plugin's callbacks is queued or running
+    /// and the plugin is still connected.
     /// So the calls still reach the plugin one at a time and in the order the messages arrived:
     /// ``channelDidConnect(_:)`` has returned before the first message taken here, and a message
     /// that arrives while an earlier callback is still running waits for it in the plugin's mailbox.

@@ -47,7 +47,10 @@ public protocol CastTransport: AnyObject, Sendable {
     var peerCertificateDER: [UInt8]? { get }
     /// An executor on the thread that delivers inbound messages, for work that should follow a
     /// message without a thread hand-off (a `CastConnection` runs the callbacks of plugins that ask
-    /// for it there); `nil` (the default) when the transport has none.
+    /// for it there, and hands them messages at once when none of their callbacks is pending);
+    /// `nil` (the default) when the transport has none. When a transport has one, it must be
+    /// serial (one job at a time, as an event loop is) and ``deliverInbound(to:)`` must call its
+    /// handler there (the default implementation does).
     var taskExecutor: (any TaskExecutor)? { get }
 }
 
@@ -69,10 +72,11 @@ extension CastTransport {
     /// `nil`: the transport has no I/O thread of its own.
     public var taskExecutor: (any TaskExecutor)? { nil }
 
-    /// Reads ``inbound`` in a task and hands each message, then the end, to `handler`.
+    /// Reads ``inbound`` in a task and hands each message, then the end, to `handler`; the task
+    /// runs on ``taskExecutor`` when the transport has one.
     public func deliverInbound(to handler: @escaping @Sendable (CastInboundEvent) -> Void) {
         let inbound = self.inbound
-        Task {
+        Task(executorPreference: taskExecutor) {
             do {
                 for try await message in inbound { handler(.message(message)) }
                 handler(.ended(nil))
