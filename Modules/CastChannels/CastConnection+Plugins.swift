@@ -14,7 +14,8 @@ extension CastConnection {
         let key = ObjectIdentifier(plugin)
         let backlog = PluginBacklog()
         let executor = plugin.runsOnConnectionThread ? transport.taskExecutor : nil
-        let handle = PluginHandle(key: key, plugin: plugin, mailbox: mailbox, backlog: backlog, takesMessagesNow: executor != nil)
+        let handle = PluginHandle(key: key, plugin: plugin, namespace: plugin.namespace, mailbox: mailbox, backlog: backlog,
+                                  takesMessagesNow: executor != nil)
         var refusal: CastChannelError?
         var generation = 0
         let actions = machine { machine in

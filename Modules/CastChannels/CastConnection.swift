@@ -25,6 +25,9 @@ public final class CastConnection: Sendable {
     struct PluginHandle: Sendable {
         let key: ObjectIdentifier
         let plugin: any CastChannelPlugin
+        /// The plugin's namespace, read once when it was added (contexts are made under the
+        /// connection's lock, where no plugin code runs).
+        let namespace: CastNamespace
         let mailbox: AsyncStream<PluginCall>.Continuation
         let backlog: PluginBacklog
         /// ``CastChannelPlugin/runsOnConnectionThread`` on a transport with a task executor.
@@ -237,10 +240,10 @@ public final class CastConnection: Sendable {
     }
 
     /// Carries out actions in order, without waiting: at a write the outbox is handed to the
-    /// transport (so a CONNECT is on its way before the plugin it is for learns it is connected, or,
-    /// when another thread is handing it over, ahead of anything the plugin sends), a plugin's call is
-    /// queued in its mailbox (or, when the plugin has stopped taking them, the plugin is dropped),
-    /// a reply completes its request.
+    /// transport (a CONNECT joined it in ``machine(_:)`` before its plugin's connect was queued, so
+    /// anything the plugin sends once connected goes out behind it), a message is handed to its
+    /// plugin (at once, or queued in its mailbox; when the plugin has stopped taking them, it is
+    /// dropped), a reply completes its request.
     func perform(_ actions: [Machine.Action]) {
         for action in actions {
             switch action {
@@ -309,7 +312,7 @@ public final class CastConnection: Sendable {
     /// The context a plugin sends through on `link`.
     func context(_ handle: PluginHandle, _ link: Machine.Link) -> CastChannelContext {
         CastChannelContext(
-            namespace: handle.plugin.namespace, transportId: link.transportId, sessionId: link.sessionId,
+            namespace: handle.namespace, transportId: link.transportId, sessionId: link.sessionId,
             senderId: configuration.senderId, connection: self)
     }
 

@@ -49,8 +49,9 @@ public protocol CastTransport: AnyObject, Sendable {
     /// message without a thread hand-off (a `CastConnection` runs the callbacks of plugins that ask
     /// for it there, and hands them messages at once when none of their callbacks is pending);
     /// `nil` (the default) when the transport has none. When a transport has one, it must be
-    /// serial (one job at a time, as an event loop is) and ``deliverInbound(to:)`` must call its
-    /// handler there (the default implementation does).
+    /// serial (one job at a time, as an event loop is), its `enqueue` must never run a job before
+    /// returning, and ``deliverInbound(to:)`` must call its handler there (the default
+    /// implementation does).
     var taskExecutor: (any TaskExecutor)? { get }
 }
 
