@@ -5,7 +5,8 @@ extension CastConnection {
     /// Adds a channel plugin. It connects as soon as its app runs (at once for platform channels
     /// on a started connection); it can be added before or after ``start()``.
     /// - Throws: ``CastChannelError`` `.invalidNamespace` when a plugin for the same namespace and
-    ///   endpoint is already added, or the plugin uses a transport namespace.
+    ///   endpoint is already added, or the plugin uses a transport namespace; the connection's end
+    ///   (`.closed`, or why it ended) when it has ended.
     public func add(_ plugin: any CastChannelPlugin) async throws(CastChannelError) {
         guard !plugin.namespace.isTransport else {
             throw CastChannelError(code: .invalidNamespace, message: "\(plugin.namespace) is a transport namespace")

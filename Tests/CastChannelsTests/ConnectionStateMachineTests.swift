@@ -199,6 +199,22 @@ struct ConnectionStateMachineTests {
         #expect(machine.closeReason == nil && !machine.isRunning)
     }
 
+    /// A plugin added after the end would never be told anything: adding it throws the end.
+    @Test func addingAfterTheEndThrowsTheEnd() throws {
+        var machine = try Self.running()
+        _ = machine.close()
+        #expect { _ = try machine.add("media", key: ObjectIdentifier(Types.self), namespace: Self.media, endpoint: .application) }
+            throws: { ($0 as? CastChannelError)?.code == .closed }
+        var lost = try Self.running()
+        let reason = CastChannelError(code: .connectionLost, message: "gone")
+        _ = lost.transportEnded(reason)
+        #expect { _ = try lost.add("media", key: ObjectIdentifier(Types.self), namespace: Self.media, endpoint: .application) }
+            throws: { ($0 as? CastChannelError)?.code == .connectionLost }
+        // Before start a plugin can be added: it connects once the connection runs.
+        var idle = Machine(configuration: .default, firstRequestId: 7, now: .zero)
+        #expect(try idle.add("media", key: ObjectIdentifier(Types.self), namespace: Self.media, endpoint: .application).isEmpty)
+    }
+
     @Test func connectWaitersResumeWhenThePluginHasBeenTold() throws {
         var machine = try Self.running()
         let key = ObjectIdentifier(Types.self)

@@ -8,6 +8,18 @@ import Testing
 
 @Suite("CastConnection")
 struct ConnectionTests {
+    /// A plugin added to a closed connection is refused with the end, and leaves nothing behind
+    /// that waiting for the plugins to disconnect would wait for (it waited until its deadline and
+    /// answered `false`; the deadline here only bounds that failure, the pass never waits for it).
+    @Test func addingToAClosedConnectionThrows() async throws {
+        let device = FakeDevice()
+        let connection = CastConnection(transport: device.senderEnd)
+        _ = try await connection.start()
+        await connection.close()
+        await #expect { try await connection.add(try RecordingPlugin()) } throws: { ($0 as? CastChannelError)?.code == .closed }
+        #expect(await connection.waitUntilPluginsDisconnected(timeout: .seconds(30)))
+    }
+
     @Test func startConnectsToThePlatformAndFetchesStatus() async throws {
         let device = FakeDevice()
         let connection = CastConnection(transport: device.senderEnd)

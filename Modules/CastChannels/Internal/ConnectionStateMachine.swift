@@ -362,10 +362,15 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
 
     /// Adds a plugin under `key`.
     /// - Returns: the actions that connect it when it can connect now.
-    /// - Throws: `.invalidNamespace` when it, or another plugin for the same namespace and endpoint, was added.
+    /// - Throws: the connection's end when it has ended (a plugin added then would never be told
+    ///   anything, nor its mailbox ended); `.invalidNamespace` when it, or another plugin for the same
+    ///   namespace and endpoint, was added.
     package mutating func add(
         _ handle: Plugin, key: ObjectIdentifier, namespace: String, endpoint: CastChannelEndpoint
     ) throws(CastChannelError) -> [Action] {
+        if case .closed(let reason) = phase {
+            throw reason ?? CastChannelError(code: .closed, message: "The connection is closed")
+        }
         let clash = plugins.values.contains { $0.namespace == namespace && $0.endpoint == endpoint }
         guard plugins[key] == nil, !clash else {
             throw CastChannelError(code: .invalidNamespace, message: "A channel for \(namespace) is already added")
