@@ -92,6 +92,8 @@ final class SessionLink: Sendable {
         do {
             try await connection.add(plugin)
         } catch {
+            // The connection ended since (a connection refuses plugins then): as above, the next one adds it.
+            if error.code != .invalidNamespace, !connection.isRunning { return }
             state.withLock { $0.plugins.removeAll { $0 === plugin } }
             throw error
         }
