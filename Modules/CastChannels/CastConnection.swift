@@ -262,14 +262,14 @@ public final class CastConnection: Sendable {
                 // on its task executor when it has one (``CastTransport/taskExecutor``), where a plugin
                 // that runs on the connection's thread has its task too. Nothing of that plugin runs
                 // meanwhile, and when nothing is queued for it the message can be handed over at once, in order.
-                if handle.takesMessagesNow, handle.backlog.isIdle,
-                   handle.plugin.channel(context(handle, link), didReceiveNow: message) {
+                let context = context(handle, link)
+                if handle.takesMessagesNow, handle.backlog.isIdle, handle.plugin.channel(context, didReceiveNow: message) {
                     continue
                 }
                 let limit = max(1, configuration.pluginBacklogLimit)
                 if handle.backlog.admit(limit: limit) {
                     handle.plugin.channelWillReceive(message)
-                    handle.post(.message(context(handle, link), message))
+                    handle.post(.message(context, message))
                 } else {
                     perform(machine { $0.pluginFellBehind(key: handle.key, limit: limit) })
                 }
