@@ -116,7 +116,7 @@ struct ConnectionStateMachineTests {
         #expect(machine.deadlineReached(now: .seconds(12), peer: "p").isEmpty)
     }
 
-    @Test func aReplyCompletesItsRequestThenReachesPluginsAndListeners() throws {
+    @Test func aReplyReachesPluginsAndListenersThenCompletesItsRequest() throws {
         var machine = try Self.running()
         #expect(try machine.add("media", key: ObjectIdentifier(Types.self), namespace: Self.media, endpoint: .application).isEmpty)
         // The app starts: the plugin's virtual connection opens before the plugin is told.
@@ -127,7 +127,7 @@ struct ConnectionStateMachineTests {
         let id = try Self.start(&machine, reply: "seek")
         let reply = Self.inbound(Self.media, from: "t1", to: "*", #"{"type":"MEDIA_STATUS","requestId":\#(id),"status":[]}"#)
         #expect(Self.describe(machine.received(reply, now: .seconds(2)))
-            == ["complete seek MEDIA_STATUS", "deliver media MEDIA_STATUS", "publish MEDIA_STATUS"])
+            == ["deliver media MEDIA_STATUS", "publish MEDIA_STATUS", "complete seek MEDIA_STATUS"])
         // The same id again is not a reply any more; a message from another app is not the plugin's.
         #expect(Self.describe(machine.received(reply, now: .seconds(2))) == ["deliver media MEDIA_STATUS", "publish MEDIA_STATUS"])
         let other = Self.inbound(Self.media, from: "t9", #"{"type":"MEDIA_STATUS","requestId":0}"#)

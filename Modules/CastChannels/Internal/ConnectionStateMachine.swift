@@ -327,15 +327,19 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
                 actions.append(.warn("Malformed RECEIVER_STATUS: \(error)"))
             }
         }
-        if let (_, entry) = tracker.match(channelMessage) {
-            actions.append(.completeRequest(entry.waiter, channelMessage))
-        }
         for slot in plugins.values where slot.namespace == channelMessage.namespace {
             if let link = slot.link, link.transportId == channelMessage.sourceId {
                 actions.append(.deliver(slot.handle, link, channelMessage))
             }
         }
         actions.append(.publishMessage(channelMessage))
+        // The request last: resuming it wakes the thread its caller waits on, and whatever this thread
+        // still does after that wake-up delays it (on a two-core virtual machine the woken thread then
+        // starts on the other, idle core, which costs more than the work done first: a plugin that takes
+        // the reply at once, such as the media channel decoding a MEDIA_STATUS, leaves it decoded).
+        if let (_, entry) = tracker.match(channelMessage) {
+            actions.append(.completeRequest(entry.waiter, channelMessage))
+        }
         return actions
     }
 
