@@ -6,7 +6,7 @@
 # plus the raw GnuTLS floor, and our connect against OpenSSL devices (TLS 1.3 with session tickets
 # against TLS 1.2), prints one table and writes bench/results.json.
 # Knobs (environment): BENCH_ROUNDS (alternations, default 5), BENCH_CONNECT_RUNS (connects per
-# contender per round, 20), BENCH_SEEK_ROUNDS (3), BENCH_SEEKS (SEEKs per contender per round, 1000),
+# contender per round, 20), BENCH_SEEK_ROUNDS (5), BENCH_SEEKS (SEEKs per contender per round, 1000),
 # BENCH_DEVICES (1000), BENCH_DECODE_ROUNDS (3), BENCH_THROUGHPUT_DEVICES (100), BENCH_THROUGHPUT_SECONDS (5),
 # BENCH_THROUGHPUT_ROUNDS (2), CASTOR_PYTHON (the venv's python).
 set -euo pipefail
@@ -16,7 +16,7 @@ SCRATCH=${CASTOR_BENCH_SCRATCH:-.build-release}
 PYTHON=${CASTOR_PYTHON:-$PWD/.venv/bin/python}
 ROUNDS=${BENCH_ROUNDS:-5}
 CONNECT_RUNS=${BENCH_CONNECT_RUNS:-20}
-SEEK_ROUNDS=${BENCH_SEEK_ROUNDS:-3}
+SEEK_ROUNDS=${BENCH_SEEK_ROUNDS:-5}
 SEEKS=${BENCH_SEEKS:-1000}
 DEVICES=${BENCH_DEVICES:-1000}
 DECODE_ROUNDS=${BENCH_DECODE_ROUNDS:-3}
@@ -137,6 +137,19 @@ if command -v taskset >/dev/null; then
         record py_seek_one_core "$round" taskset -c 0 "$PYTHON" "$PYBENCH" seek --port "$PORT" --count "$SEEKS"
         record floor_rtt_one_core "$round" taskset -c 0 "$BIN" floor-rtt --port "$ECHO" --count "$SEEKS" --request-bytes "$request_bytes" --reply-bytes "$reply_bytes"
     done
+    # The receivers and the sender each on a core of their own (the receivers' process on core 0, every
+    # contender on core 1): a sender and a Cast device are two machines. Unpinned, the scheduler puts
+    # the five threads of a round trip on one core for some runs and spreads them for others, and a
+    # wake-up on an idle core costs tens of microseconds on a virtual machine; here every contender
+    # pays the same two cross-core wake-ups per round trip, in every round.
+    if (( $(nproc) >= 2 )); then
+        echo "== 2c. SEEK -> MEDIA_STATUS, receivers on core 0, sender on core 1: $SEEK_ROUNDS rounds x $SEEKS each" >&2
+        for round in $(seq 1 "$SEEK_ROUNDS"); do
+            record ours_seek_two_cores "$round" taskset -c 1 "$BIN" seek --port "$PORT" --count "$SEEKS" --auth off
+            record py_seek_two_cores "$round" taskset -c 1 "$PYTHON" "$PYBENCH" seek --port "$PORT" --count "$SEEKS"
+            record floor_rtt_two_cores "$round" taskset -c 1 "$BIN" floor-rtt --port "$ECHO" --count "$SEEKS" --request-bytes "$request_bytes" --reply-bytes "$reply_bytes"
+        done
+    fi
     taskset -a -p -c "0-$(( $(nproc) - 1 ))" "$serve_pid" >/dev/null
 fi
 
