@@ -241,7 +241,7 @@ extension MediaStatus {
             case .supportedMediaCommands: supportedMediaCommands = try reader.lenientInt()
             case .volume: status.volume = try MediaVolume.read(from: &reader)
             case .activeTrackIds: status.activeTrackIds = try reader.lenientInts()
-            case .media: try MediaInformation.read(from: &reader, into: &status.media, repeated: &repeated)
+            case .media: try MediaInformation.read(from: &reader, into: &status.mediaBox, repeated: &repeated)
             case .currentItemId: status.currentItemId = try reader.lenientInt()
             case .loadingItemId: status.loadingItemId = try reader.lenientInt()
             case .preloadedItemId: status.preloadedItemId = try reader.lenientInt()
@@ -277,10 +277,10 @@ extension MediaInformation {
 
     /// The next value as media information, or one read before when its bytes are the same (receivers
     /// send the current item's `media` twice in a MEDIA_STATUS, in the status and in its `items`, and
-    /// again in every status of the session). The result is written into `media` in place (`nil` when
-    /// the value is not an object).
+    /// again in every status of the session). The result is `media`'s new box, shared with the statuses and
+    /// items that repeat it (`nil` when the value is not an object).
     static func read(
-        from reader: inout JSONPullReader, into media: inout MediaInformation?, repeated: inout RepeatedMedia
+        from reader: inout JSONPullReader, into media: inout MediaBox?, repeated: inout RepeatedMedia
     ) throws(JSONError) {
         if repeated.skipRepeat(in: &reader, into: &media) { return }
         guard try reader.peek() == .object else {
@@ -289,9 +289,11 @@ extension MediaInformation {
             return
         }
         let mark = reader.mark()
-        media = blank
-        try readMembers(from: &reader, into: &media!)
-        repeated.add(span: reader.span(from: mark), media: media!)
+        var read = blank
+        try readMembers(from: &reader, into: &read)
+        let box = MediaBox(read)
+        media = box
+        repeated.add(span: reader.span(from: mark), media: box)
     }
 
     /// What a `media` object without members reads as, the start of every read in place.
@@ -422,7 +424,7 @@ extension QueueItem {
             let key = try reader.readKey()
             switch members.index(of: key).flatMap(Member.init(rawValue:)) {
             case .itemId: item.itemId = try reader.lenientInt()
-            case .media: try MediaInformation.read(from: &reader, into: &item.media, repeated: &repeated)
+            case .media: try MediaInformation.read(from: &reader, into: &item.mediaBox, repeated: &repeated)
             case .autoplay: item.autoplay = try reader.lenientBool()
             case .startTime: item.startTime = try reader.lenientDouble()
             case .playbackDuration: item.playbackDuration = try reader.lenientDouble()
@@ -445,7 +447,7 @@ extension QueueItem {
 struct RepeatedMedia {
     /// The latest read whole from this message, and its model.
     private var lastSpan: JSONPullReader.Span?
-    private var lastMedia: MediaInformation?
+    private var lastMedia: MediaBox?
     /// Those read whole from this message before the latest, oldest first (a queue window's other items),
     /// kept only when reading with a memory; at most ``MediaStatusMemory/capacity`` with the latest.
     private var older: [(span: JSONPullReader.Span, media: MediaBox)] = []
@@ -457,7 +459,7 @@ struct RepeatedMedia {
     private let remembers: Bool
 
     /// Without a memory only the latest media read is compared (the status's `media` and the current
-    /// item's repeat each other), and nothing is boxed.
+    /// item's repeat each other, and share its box).
     init() {
         earlier = []
         remembers = false
@@ -471,13 +473,13 @@ struct RepeatedMedia {
     /// When the next value's bytes are those of a `media` read before, moves the reader past them, sets
     /// `media` to that model and returns `true`; otherwise changes nothing and returns `false`.
     @inline(__always)
-    mutating func skipRepeat(in reader: inout JSONPullReader, into media: inout MediaInformation?) -> Bool {
+    mutating func skipRepeat(in reader: inout JSONPullReader, into media: inout MediaBox?) -> Bool {
         if let span = lastSpan, reader.skipRepeat(of: span) {
             media = lastMedia
             return true
         }
         guard remembers, let box = skipRemembered(in: &reader) else { return false }
-        media = box.media
+        media = box
         return true
     }
 
@@ -496,7 +498,7 @@ struct RepeatedMedia {
 
     /// Records a `media` read whole from this message.
     @inline(__always)
-    mutating func add(span: JSONPullReader.Span, media: MediaInformation) {
+    mutating func add(span: JSONPullReader.Span, media: MediaBox) {
         if remembers, lastSpan != nil { keepLatest() }
         lastSpan = span
         lastMedia = media
@@ -506,7 +508,7 @@ struct RepeatedMedia {
     private mutating func keepLatest() {
         guard let span = lastSpan, let media = lastMedia else { return }
         if older.count == MediaStatusMemory.capacity - 1 { older.removeFirst() }
-        older.append((span, MediaBox(media)))
+        older.append((span, media))
     }
 
     /// What to remember after this message (read by `reader`): the media it carried, those read whole
@@ -522,20 +524,13 @@ struct RepeatedMedia {
             guard entries.count < MediaStatusMemory.capacity, let value = reader.remember(span) else { return }
             entries.append(MediaStatusMemory.Entry(value: value, media: box))
         }
-        if let lastSpan, let lastMedia { keep(lastSpan, MediaBox(lastMedia)) }
+        if let lastSpan, let lastMedia { keep(lastSpan, lastMedia) }
         for (span, box) in older.reversed() { keep(span, box) }
         for (index, entry) in earlier.enumerated() where repeatedEarlier & (1 << index) == 0 && entries.count < MediaStatusMemory.capacity {
             entries.append(entry)
         }
         return MediaStatusMemory(entries: entries)
     }
-}
-
-/// A model read once and kept while a message is read and between messages, moved about as a reference: a
-/// `MediaInformation` is hundreds of bytes, and moving it by value costs a copy each time.
-final class MediaBox: Sendable {
-    let media: MediaInformation
-    init(_ media: MediaInformation) { self.media = media }
 }
 
 /// The `media` objects of a stream's latest MEDIA_STATUS messages, with their bytes and models, so the

@@ -23,7 +23,13 @@ public struct MediaStatus: Sendable, Hashable, Codable {
     /// The active track ids.
     public var activeTrackIds: [Int]?
     /// The media; absent in some statuses (end of queue, GET_STATUS with NO_METADATA).
-    public var media: MediaInformation?
+    public var media: MediaInformation? {
+        get { mediaBox?.media }
+        set { mediaBox = newValue.map(MediaBox.init) }
+    }
+    /// ``media``, shared by the copies of this status and by the items and statuses that repeat it
+    /// (see `MediaBox`).
+    var mediaBox: MediaBox?
     /// The current queue item id.
     public var currentItemId: Int?
     /// The id of the item being loaded, while one loads.
@@ -63,7 +69,7 @@ public struct MediaStatus: Sendable, Hashable, Codable {
         self.supportedMediaCommands = supportedMediaCommands
         self.volume = volume
         self.activeTrackIds = activeTrackIds
-        self.media = media
+        self.mediaBox = media.map(MediaBox.init)
         self.currentItemId = currentItemId
         self.loadingItemId = loadingItemId
         self.preloadedItemId = preloadedItemId
@@ -97,7 +103,7 @@ public struct MediaStatus: Sendable, Hashable, Codable {
         supportedMediaCommands = reader.int(.supportedMediaCommands).map(SupportedMediaCommands.init(rawValue:)) ?? []
         volume = reader.model(.volume, MediaVolume.init(json:))
         activeTrackIds = reader.ints(.activeTrackIds)
-        media = reader.model(.media, MediaInformation.init(json:))
+        mediaBox = reader.model(.media, MediaInformation.init(json:)).map(MediaBox.init)
         currentItemId = reader.int(.currentItemId)
         loadingItemId = reader.int(.loadingItemId)
         preloadedItemId = reader.int(.preloadedItemId)
@@ -114,6 +120,31 @@ public struct MediaStatus: Sendable, Hashable, Codable {
     /// Decodes a status (see ``init(json:)``).
     public init(from decoder: any Decoder) throws {
         self = try decodeThroughJSON(decoder, Self.init(json:))
+    }
+
+    /// Encodes the status with the wire names, absent members left out.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(mediaSessionId, forKey: .mediaSessionId)
+        try container.encode(playerState, forKey: .playerState)
+        try container.encodeIfPresent(idleReason, forKey: .idleReason)
+        try container.encode(currentTime, forKey: .currentTime)
+        try container.encode(playbackRate, forKey: .playbackRate)
+        try container.encode(supportedMediaCommands, forKey: .supportedMediaCommands)
+        try container.encodeIfPresent(volume, forKey: .volume)
+        try container.encodeIfPresent(activeTrackIds, forKey: .activeTrackIds)
+        try container.encodeIfPresent(media, forKey: .media)
+        try container.encodeIfPresent(currentItemId, forKey: .currentItemId)
+        try container.encodeIfPresent(loadingItemId, forKey: .loadingItemId)
+        try container.encodeIfPresent(preloadedItemId, forKey: .preloadedItemId)
+        try container.encodeIfPresent(items, forKey: .items)
+        try container.encodeIfPresent(repeatMode, forKey: .repeatMode)
+        try container.encodeIfPresent(queueData, forKey: .queueData)
+        try container.encodeIfPresent(customData, forKey: .customData)
+        try container.encodeIfPresent(breakStatus, forKey: .breakStatus)
+        try container.encodeIfPresent(liveSeekableRange, forKey: .liveSeekableRange)
+        try container.encodeIfPresent(videoInfo, forKey: .videoInfo)
+        try container.encodeIfPresent(extendedStatus, forKey: .extendedStatus)
     }
 
     /// Whether the player is loading: IDLE with an extended LOADING status, or a loading item.
@@ -217,14 +248,19 @@ public struct ExtendedMediaStatus: Sendable, Hashable, Codable {
     /// The extended state, such as LOADING.
     public var playerState: PlayerState
     /// The media being loaded.
-    public var media: MediaInformation?
+    public var media: MediaInformation? {
+        get { mediaBox?.media }
+        set { mediaBox = newValue.map(MediaBox.init) }
+    }
+    /// ``media`` behind one reference (see `MediaBox`): an extended status is part of every copy of its status.
+    var mediaBox: MediaBox?
     /// The media session id.
     public var mediaSessionId: Int?
 
     /// Creates an extended status.
     public init(playerState: PlayerState, media: MediaInformation? = nil, mediaSessionId: Int? = nil) {
         self.playerState = playerState
-        self.media = media
+        self.mediaBox = media.map(MediaBox.init)
         self.mediaSessionId = mediaSessionId
     }
 
@@ -240,13 +276,21 @@ public struct ExtendedMediaStatus: Sendable, Hashable, Codable {
         let reader = try JSONObjectReader<CodingKeys>(json, decoding: "ExtendedMediaStatus")
         guard let state = reader.string(.playerState) else { throw reader.mismatch(.playerState, expected: "a string") }
         playerState = PlayerState(rawValue: state)
-        media = try reader[.media].map { value throws(JSONError) in try MediaInformation(json: value) }
+        mediaBox = try reader[.media].map { value throws(JSONError) in MediaBox(try MediaInformation(json: value)) }
         mediaSessionId = try reader.strictInt(.mediaSessionId)
     }
 
     /// Decodes an extended status (see ``init(json:)``).
     public init(from decoder: any Decoder) throws {
         self = try decodeThroughJSON(decoder, Self.init(json:))
+    }
+
+    /// Encodes the extended status with the wire names, absent members left out.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(playerState, forKey: .playerState)
+        try container.encodeIfPresent(media, forKey: .media)
+        try container.encodeIfPresent(mediaSessionId, forKey: .mediaSessionId)
     }
 }
 

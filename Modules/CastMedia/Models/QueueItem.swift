@@ -8,7 +8,12 @@ public struct QueueItem: Sendable, Hashable, Codable {
     /// The id the receiver gave the item, unique for the life of the queue.
     public var itemId: Int?
     /// What to play.
-    public var media: MediaInformation?
+    public var media: MediaInformation? {
+        get { mediaBox?.media }
+        set { mediaBox = newValue.map(MediaBox.init) }
+    }
+    /// ``media``, shared by the copies of this item and with the status that repeats it (see `MediaBox`).
+    var mediaBox: MediaBox?
     /// Whether to play the item automatically when it becomes current (default true).
     public var autoplay: Bool?
     /// Where to start, in seconds.
@@ -31,7 +36,7 @@ public struct QueueItem: Sendable, Hashable, Codable {
                 playbackDuration: Double? = nil, preloadTime: Double? = nil, activeTrackIds: [Int]? = nil,
                 customData: CastCustomData? = nil, orderId: Int? = nil, additionalFields: [String: JSONValue] = [:]) {
         self.itemId = itemId
-        self.media = media
+        self.mediaBox = media.map(MediaBox.init)
         self.autoplay = autoplay
         self.startTime = startTime
         self.playbackDuration = playbackDuration
@@ -55,7 +60,7 @@ public struct QueueItem: Sendable, Hashable, Codable {
     public init(json: JSONValue) throws(JSONError) {
         let reader = try JSONObjectReader<CodingKeys>(json, decoding: "QueueItem", keepingUnknown: true)
         itemId = reader.int(.itemId)
-        media = reader.model(.media, MediaInformation.init(json:))
+        mediaBox = reader.model(.media, MediaInformation.init(json:)).map(MediaBox.init)
         autoplay = reader.bool(.autoplay)
         startTime = reader.double(.startTime)
         playbackDuration = reader.double(.playbackDuration)

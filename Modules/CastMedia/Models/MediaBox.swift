@@ -1,0 +1,21 @@
+/// A `MediaInformation` behind one shared reference.
+///
+/// A `MediaInformation` is hundreds of bytes with dozens of references in it. The statuses and queue
+/// items that carry one keep it in a box: a status is copied whole each time it is recorded, published
+/// and returned (several times per command), and a copy then costs one retain instead of copying the
+/// media and retaining everything in it. The statuses and items of one message that repeat a `media`
+/// share its box, and so do the next messages' (``MediaStatusMemory``). A box never changes: setting a
+/// `media` makes a new one.
+final class MediaBox: Sendable, Hashable {
+    let media: MediaInformation
+
+    init(_ media: MediaInformation) { self.media = media }
+
+    static func == (lhs: MediaBox, rhs: MediaBox) -> Bool {
+        lhs === rhs || lhs.media == rhs.media
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(media)
+    }
+}
