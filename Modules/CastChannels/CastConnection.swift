@@ -143,8 +143,8 @@ public final class CastConnection: Sendable {
         // inside deliverInbound, and the end must find the task to cancel.
         let heartbeat = Task { [self] in await runHeartbeat() }
         state.withLock { $0.tasks.append(heartbeat) }
-        // The machine runs where the transport decodes: a reply completes its request there, and
-        // reaches plugins (through their mailboxes) without a reader task in between. The transport
+        // The machine runs where the transport decodes: a reply reaches plugins (through their
+        // mailboxes, or at once) and then completes its request there, without a reader task in between. The transport
         // holds this handler, and so the connection, until it has delivered the end.
         transport.deliverInbound { [self] event in inbound(event) }
         do {

@@ -46,11 +46,11 @@ public protocol CastChannelPlugin: AnyObject, Sendable {
     /// A message for the channel was just decoded, and is about to be queued for
     /// ``channel(_:didReceive:)`` (not called for a message ``channel(_:didReceiveNow:)`` took). Called synchronously where the connection takes its inbound
     /// messages (a TLS connection's event loop; the sending side's thread for the in-memory pair),
-    /// after any request the message answers was matched and its requester resumed: the place to
-    /// start work that the awaiting request and the callback will both want (decoding the payload
-    /// into a cache) while the requester's thread wakes. Keep it short, and never block or wait for
-    /// a lock another task may hold long: every connection served by that thread waits meanwhile.
-    /// Defaults to nothing.
+    /// after any request the message answers was matched (it is no longer in flight) and before its
+    /// requester is resumed: the place for work that the awaiting request and the callback will both
+    /// want (decoding the payload into a cache), which the request then finds done. The time spent here
+    /// delays that request. Keep it short, and never block or wait for a lock another task may hold
+    /// long: every connection served by that thread waits meanwhile. Defaults to nothing.
     func channelWillReceive(_ message: CastChannelMessage)
     /// Takes a message at once, where the connection decodes it, instead of through
     /// ``channel(_:didReceive:)``: no task is scheduled and no thread is woken for it.
@@ -63,7 +63,7 @@ public protocol CastChannelPlugin: AnyObject, Sendable {
     /// ``channelDidConnect(_:)`` has returned before the first message taken here, and a message
     /// that arrives while an earlier callback is still running waits for it in the plugin's mailbox.
     /// Like ``channelWillReceive(_:)``, it runs after any request the message answers was matched
-    /// and its requester resumed.
+    /// and before its requester is resumed, so the time spent here delays that request.
     ///
     /// Return `true` when the message is handled: ``channel(_:didReceive:)`` is then not called for
     /// it. Return `false` to have it queued as usual (``channelWillReceive(_:)`` first). Keep it short,
