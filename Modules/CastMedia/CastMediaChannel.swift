@@ -29,6 +29,10 @@ public final class CastMediaChannel: CastChannelPlugin {
 
     struct State {
         var context: CastChannelContext?
+        /// Counts the channel's connects and disconnects: a request's reply is recorded only while the
+        /// connection it was sent on is still the channel's (an app that closed and came back under the
+        /// same transport id is a new one, and its replies are delivered anew).
+        var generation = 0
         var status: MediaStatus?
         var hasSession = false
         var position: MediaPositionTracker<AnyClockBox>
@@ -162,6 +166,7 @@ public final class CastMediaChannel: CastChannelPlugin {
     public func channelDidConnect(_ context: CastChannelContext) async {
         state.withLock { state in
             state.context = context
+            state.generation += 1
             state.recordedAhead = []
         }
         guard requestsStatusOnConnect else { return }
@@ -180,6 +185,7 @@ public final class CastMediaChannel: CastChannelPlugin {
                 state.atDisconnect = nil
             }
             state.context = nil
+            state.generation += 1
             state.status = nil
             state.hasSession = false
             state.position.reset()
@@ -210,8 +216,8 @@ public final class CastMediaChannel: CastChannelPlugin {
         messageBroadcaster.yield(message)
     }
 
-    /// Decodes a queued MEDIA_STATUS as it arrives, on the connection's I/O thread, while the request it
-    /// answers is being resumed: the request (and then the plugin callback) usually find it decoded.
+    /// Decodes a queued MEDIA_STATUS as it arrives, on the connection's I/O thread, before the request it
+    /// answers is resumed: the request (and then the plugin callback) find it decoded.
     public func channelWillReceive(_ message: CastChannelMessage) {
         guard message.namespace == namespace.rawValue else { return }
         _ = decodeStatus(message)
@@ -237,9 +243,10 @@ public final class CastMediaChannel: CastChannelPlugin {
     }
 
     /// A reply, recorded by the request that awaited it before it returns, so the next command (and
-    /// ``status``) already see it; the plugin callback publishes it in its turn.
+    /// ``status``) already see it; the plugin callback publishes it in its turn. `generation` is the
+    /// channel's when the request was sent.
     @discardableResult
-    func record(reply message: CastChannelMessage) -> MediaStatusMessage? {
+    func record(reply message: CastChannelMessage, generation: Int) -> MediaStatusMessage? {
         guard let decoded = decodeStatus(message) else { return nil }
         state.withLock { state in
             if let text = message.text, let index = state.deliveredReplies.firstIndex(of: text) {
@@ -247,10 +254,12 @@ public final class CastMediaChannel: CastChannelPlugin {
                 state.deliveredReplies.remove(at: index)
                 return
             }
-            // Only the app the channel is connected to: the callback then delivers this reply in its turn,
-            // or a disconnect (which forgets what was recorded ahead) comes first. A reply from an app that
-            // is gone is not recorded at all.
-            guard state.context?.transportId == message.sourceId else { return }
+            // Only on the connection the request was sent on: the callback then delivers this reply in its
+            // turn, or a disconnect (which forgets what was recorded ahead) comes first. A reply from an app
+            // that is gone is not recorded at all, nor one whose delivery a disconnect and a new connect to
+            // the same app forgot meanwhile (recorded ahead, it would never be delivered again, and every
+            // later status would be published without being recorded).
+            guard state.generation == generation, state.context?.transportId == message.sourceId else { return }
             Self.record(decoded.first, in: &state)
             if let text = message.text { state.recordedAhead.append(text) }
         }
@@ -289,11 +298,13 @@ public final class CastMediaChannel: CastChannelPlugin {
             guard message.type == "MEDIA_STATUS" else { return nil }
             return message.json.flatMap { try? MediaStatusMessage(json: $0) }
         }
-        // The request that awaited the reply and the plugin callback ask for the same text at about the
-        // same time on different threads. Whichever comes second takes the first's result when it is
-        // there, and otherwise decodes beside it instead of sleeping on a lock until the other is done:
-        // the awaiting request is a command's round trip, and a sleep and wake-up cost it more than a
-        // decode (tens of microseconds on a virtual machine's idle core).
+        // The connection hands a reply to this channel (at once, or to `channelWillReceive`) before it
+        // resumes the request that awaited it, so the request usually finds it decoded here. When two
+        // threads still ask for the same text at once (a status taken from the mailbox while another
+        // command's request reads its own reply), the second takes the first's result when it is there,
+        // and otherwise decodes beside it instead of sleeping on a lock until the other is done: a sleep
+        // and wake-up cost a round trip more than a decode (tens of microseconds on a virtual machine's
+        // idle core).
         let (known, earlier) = decodeCache.withLock { ($0.message(for: text), $0.memory) }
         if let known { return known }
         // Straight from the payload's bytes, the routing type in the same pass: no JSON tree is
@@ -329,7 +340,7 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// usually its only owner, so adding the member copies nothing, and the caller still has it for
     /// its error messages.
     package func exchange(_ payload: inout JSONValue, needsSession: Bool) async throws(CastMediaError) -> (reply: CastChannelMessage, status: MediaStatusMessage?) {
-        let (context, sessionId) = state.withLock { ($0.context, $0.status?.mediaSessionId) }
+        let (context, sessionId, generation) = state.withLock { ($0.context, $0.status?.mediaSessionId, $0.generation) }
         guard let context else {
             throw CastMediaError(code: .notConnected, message: "The media channel is not connected to a receiver app")
         }
@@ -348,7 +359,7 @@ public final class CastMediaChannel: CastChannelPlugin {
         }
         // A MEDIA_STATUS is decoded from its bytes, without a JSON tree; anything else (or a status
         // that does not decode) may be an error reply, read from the tree.
-        if let status = record(reply: reply) { return (reply, status) }
+        if let status = record(reply: reply, generation: generation) { return (reply, status) }
         guard let replyJSON = reply.json else {
             throw CastMediaError(code: .unexpectedReply, message: "The reply to \(Self.commandType(payload)) is not JSON")
         }

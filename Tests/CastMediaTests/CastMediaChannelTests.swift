@@ -258,6 +258,33 @@ struct CastMediaChannelTests {
         }
     }
 
+    /// A reply taken at once, then a CLOSE and a new connect to the same app before the request that sent
+    /// it resumes: the request must not record it (recorded ahead, it would never be delivered again, and
+    /// every later status would be published without being recorded).
+    @Test func aReplyFromBeforeAReconnectIsNotRecordedByItsRequest() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        let media = harness.media
+        let (context, generation) = try #require(media.state.withLock { state in state.context.map { ($0, state.generation) } })
+        func status(_ id: Int, requestId: Int) -> CastChannelMessage {
+            CastChannelMessage(CastMessage(
+                sourceId: context.transportId, destinationId: context.senderId, namespace: CastNamespace.media.rawValue,
+                payload: .string(#"{"type":"MEDIA_STATUS","requestId":\#(requestId),"status":[{"mediaSessionId":\#(id),"playerState":"PLAYING"}]}"#)))
+        }
+        let reply = status(1, requestId: 99)
+        #expect(media.channel(context, didReceiveNow: reply))
+        #expect(media.status?.mediaSessionId == 1)
+        await media.channelDidDisconnect(context, reason: .closedByReceiver)
+        await media.channelDidConnect(context)
+        #expect(media.status == nil)
+        // The request that sent the reply resumes only now.
+        #expect(media.record(reply: reply, generation: generation)?.first?.mediaSessionId == 1)
+        #expect(media.status == nil)
+        // The next status is recorded.
+        #expect(media.channel(context, didReceiveNow: status(2, requestId: 0)))
+        #expect(media.status?.mediaSessionId == 2)
+    }
+
     @Test func statusStreamIncludesOtherSendersChanges() async throws {
         let harness = try await MediaHarness.make()
         defer { Task { await harness.close() } }
