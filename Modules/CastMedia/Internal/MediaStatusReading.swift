@@ -296,7 +296,7 @@ extension MediaInformation {
         repeated.add(span: reader.span(from: mark), media: box)
     }
 
-    /// What a `media` object without members reads as, the start of every read in place.
+    /// What a `media` object without members reads as, the start of every read (into a local, then boxed).
     static let blank = MediaInformation(contentId: "", contentType: "")
 
     /// The members of a `media` object (next) into `media`, changed in place (see
@@ -504,7 +504,7 @@ struct RepeatedMedia {
         lastMedia = media
     }
 
-    /// Moves the latest media read into ``older``, boxed.
+    /// Moves the latest media read (its box) into ``older``.
     private mutating func keepLatest() {
         guard let span = lastSpan, let media = lastMedia else { return }
         if older.count == MediaStatusMemory.capacity - 1 { older.removeFirst() }

@@ -6,10 +6,16 @@
 /// media and retaining everything in it. The statuses and items of one message that repeat a `media`
 /// share its box, and so do the next messages' (``MediaStatusMemory``). A box never changes: setting a
 /// `media` makes a new one.
-final class MediaBox: Sendable, Hashable {
+final class MediaBox: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     let media: MediaInformation
 
     init(_ media: MediaInformation) { self.media = media }
+
+    /// The media's, so that a printed status or item (a test's failure message) shows the media, not a box.
+    var description: String { String(describing: media) }
+
+    /// The media's.
+    var debugDescription: String { String(reflecting: media) }
 
     static func == (lhs: MediaBox, rhs: MediaBox) -> Bool {
         lhs === rhs || lhs.media == rhs.media
