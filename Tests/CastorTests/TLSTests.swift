@@ -80,6 +80,9 @@ import Testing
             if (try? await receiver.start()) != nil { started = (receiver, candidate) }
         }
         let (first, port) = try #require(started)
+        // The first life's listener, as the kernel lists it: a failure to listen again below tells whether
+        // the socket still on the port is that one (not closed by `stop()`) or another.
+        let firstSockets = Self.socketsOnPort(port)
         let device = Self.device("Phoenix", id: id, port: port)
         // Reconnecting is bounded by time, not by attempts: 40 attempts at most 100 ms apart gave up ~3 s
         // after the loss, however long the restart below took on a loaded machine.
@@ -120,7 +123,7 @@ import Testing
         let cause = String(describing: (lastError as? CastReceiverError)?.cause)
         let second = try #require(
             restarted,
-            "could not listen on \(port) again: \(String(describing: lastError)) (cause: \(cause)); sockets on it: \(Self.socketsOnPort(port))")
+            "could not listen on \(port) again: \(String(describing: lastError)) (cause: \(cause)); sockets on it: \(Self.socketsOnPort(port)); while the first receiver listened: \(firstSockets)")
         // The sender reconnects, finds the session gone (a restarted device runs no app), launches
         // the app again and reloads what it knew at the moment of loss: the queue and the position.
         try await waitUntil("resumed on the restarted device") {
