@@ -68,13 +68,16 @@ import Testing
         let id = UUID()
         // A port below Linux's ephemeral range (32768-60999): once the first receiver releases it, no
         // outgoing connection of a test running in parallel can be handed it, so it can be bound again.
+        // And below the interop tests' restartable devices (`RestartablePort`: the 12 000 ports under the
+        // ephemeral range, 20768-32767 by default), which run in this process at the same time: one of
+        // them could otherwise start on this port while the device is down.
         // One certificate for both lives of the device (a real one keeps its certificate across a
         // restart), made once: each bind attempt below is then a bind, not a 2048-bit key generation
         // (which took ~330 ms per attempt under load, so 100 attempts lasted 33 s).
         let credentials = try TLSCredentials.selfSigned(commonName: "Phoenix")
         var started: (CastReceiver, Int)?
         for _ in 0..<50 where started == nil {
-            let candidate = Int.random(in: 20_000..<32_000)
+            let candidate = Int.random(in: 10_000..<20_000)
             let receiver = CastReceiver(configuration: CastReceiverConfiguration(
                 name: "Phoenix", id: id, port: candidate, tlsCredentials: credentials))
             if (try? await receiver.start()) != nil { started = (receiver, candidate) }
