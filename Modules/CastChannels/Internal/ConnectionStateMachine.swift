@@ -132,6 +132,12 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
         }
     }
 
+    /// Throws the connection's end (why it ended, or `.closed` after a local close); nothing while idle or running.
+    private func throwIfEnded() throws(CastChannelError) {
+        guard case .closed(let reason) = phase else { return }
+        throw reason ?? CastChannelError(code: .closed, message: "The connection is closed")
+    }
+
     /// The number of requests in flight.
     package var requestsInFlight: Int { tracker.count }
 
@@ -372,9 +378,7 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
     package mutating func add(
         _ handle: Plugin, key: ObjectIdentifier, namespace: String, endpoint: CastChannelEndpoint
     ) throws(CastChannelError) -> [Action] {
-        if case .closed(let reason) = phase {
-            throw reason ?? CastChannelError(code: .closed, message: "The connection is closed")
-        }
+        try throwIfEnded()
         let clash = plugins.values.contains { $0.namespace == namespace && $0.endpoint == endpoint }
         guard plugins[key] == nil, !clash else {
             throw CastChannelError(code: .invalidNamespace, message: "A channel for \(namespace) is already added")
@@ -422,11 +426,7 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
     /// - Returns: the link when that is already so; `nil` when `waiter` was queued.
     /// - Throws: the connection's end, or `.notConnected` when the plugin was never added.
     package mutating func waitUntilConnected(key: ObjectIdentifier, namespace: String, waiter: Types.ConnectWaiter) throws(CastChannelError) -> Link? {
-        switch phase {
-        case .closed(let reason?): throw reason
-        case .closed(nil): throw CastChannelError(code: .closed, message: "The connection is closed")
-        case .idle, .running: break
-        }
+        try throwIfEnded()
         guard let slot = plugins[key] else {
             throw CastChannelError(code: .notConnected, message: "\(namespace) was never added to this connection")
         }
