@@ -132,11 +132,18 @@ if command -v taskset >/dev/null; then
     echo "== 2b. SEEK -> MEDIA_STATUS on one core (taskset -c 0): $SEEK_ROUNDS rounds x $SEEKS each" >&2
     serve_pid=${servers[0]}
     taskset -a -p -c 0 "$serve_pid" >/dev/null
-    for round in $(seq 1 "$SEEK_ROUNDS"); do
-        record ours_seek_one_core "$round" taskset -c 0 "$BIN" seek --port "$PORT" --count "$SEEKS" --auth off
-        record py_seek_one_core "$round" taskset -c 0 "$PYTHON" "$PYBENCH" seek --port "$PORT" --count "$SEEKS"
-        record floor_rtt_one_core "$round" taskset -c 0 "$BIN" floor-rtt --port "$ECHO" --count "$SEEKS" --request-bytes "$request_bytes" --reply-bytes "$reply_bytes"
-    done
+    # seek_rounds SUFFIX CPU: the three contenders' SEEK rounds, each under `taskset -c CPU`, recorded as
+    # ours_seek_SUFFIX, py_seek_SUFFIX and floor_rtt_SUFFIX.
+    seek_rounds() {
+        local suffix=$1 cpu=$2 round
+        for round in $(seq 1 "$SEEK_ROUNDS"); do
+            record "ours_seek_$suffix" "$round" taskset -c "$cpu" "$BIN" seek --port "$PORT" --count "$SEEKS" --auth off
+            record "py_seek_$suffix" "$round" taskset -c "$cpu" "$PYTHON" "$PYBENCH" seek --port "$PORT" --count "$SEEKS"
+            record "floor_rtt_$suffix" "$round" taskset -c "$cpu" "$BIN" floor-rtt --port "$ECHO" --count "$SEEKS" \
+                --request-bytes "$request_bytes" --reply-bytes "$reply_bytes"
+        done
+    }
+    seek_rounds one_core 0
     # The receivers and the sender each on a core of their own (the receivers' process on core 0, every
     # contender on core 1): a sender and a Cast device are two machines. Unpinned, the scheduler puts
     # the five threads of a round trip on one core for some runs and spreads them for others, and a
@@ -144,11 +151,7 @@ if command -v taskset >/dev/null; then
     # pays the same two cross-core wake-ups per round trip, in every round.
     if (( $(nproc) >= 2 )); then
         echo "== 2c. SEEK -> MEDIA_STATUS, receivers on core 0, sender on core 1: $SEEK_ROUNDS rounds x $SEEKS each" >&2
-        for round in $(seq 1 "$SEEK_ROUNDS"); do
-            record ours_seek_two_cores "$round" taskset -c 1 "$BIN" seek --port "$PORT" --count "$SEEKS" --auth off
-            record py_seek_two_cores "$round" taskset -c 1 "$PYTHON" "$PYBENCH" seek --port "$PORT" --count "$SEEKS"
-            record floor_rtt_two_cores "$round" taskset -c 1 "$BIN" floor-rtt --port "$ECHO" --count "$SEEKS" --request-bytes "$request_bytes" --reply-bytes "$reply_bytes"
-        done
+        seek_rounds two_cores 1
     fi
     taskset -a -p -c "0-$(( $(nproc) - 1 ))" "$serve_pid" >/dev/null
 fi
