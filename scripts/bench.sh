@@ -156,6 +156,18 @@ if command -v taskset >/dev/null; then
     taskset -a -p -c "0-$(( $(nproc) - 1 ))" "$serve_pid" >/dev/null
 fi
 
+# Unpinned again, with each caller on its connection's event loop: ours in a task that prefers the
+# connection's task executor (`withTaskExecutorPreference(connection.transport.taskExecutor)`), the floor's
+# client on its channel's loop the same way; pychromecast as in row 2 (its socket thread and caller are
+# fixed). A reply then resumes its caller on the thread that decoded it: one thread per side.
+echo "== 2d. SEEK -> MEDIA_STATUS, callers on the connection's event loop: $SEEK_ROUNDS rounds x $SEEKS each" >&2
+for round in $(seq 1 "$SEEK_ROUNDS"); do
+    record ours_seek_loop "$round" "$BIN" seek --port "$PORT" --count "$SEEKS" --auth off --caller loop
+    record py_seek_loop "$round" "$PYTHON" "$PYBENCH" seek --port "$PORT" --count "$SEEKS"
+    record floor_rtt_loop "$round" "$BIN" floor-rtt --port "$ECHO" --count "$SEEKS" \
+        --request-bytes "$request_bytes" --reply-bytes "$reply_bytes" --caller loop
+done
+
 echo "== 4. decoding a MEDIA_STATUS, one core (taskset -c 0): $DECODE_ROUNDS rounds" >&2
 pin=()
 command -v taskset >/dev/null && pin=(taskset -c 0)
@@ -170,6 +182,7 @@ tports=$("$PYTHON" -c 'import json,sys; print(",".join(map(str, json.loads(sys.a
 for round in $(seq 1 "$THROUGHPUT_ROUNDS"); do
     record ours_throughput "$round" "$BIN" throughput --ports "$tports" --seconds "$THROUGHPUT_SECONDS" --auth off
     record py_throughput "$round" "$PYTHON" "$PYBENCH" throughput --ports "$tports" --seconds "$THROUGHPUT_SECONDS"
+    record ours_throughput_loop "$round" "$BIN" throughput --ports "$tports" --seconds "$THROUGHPUT_SECONDS" --auth off --caller loop
 done
 
 echo "== 3. $DEVICES devices held at once (receivers in another process)" >&2

@@ -71,13 +71,26 @@ enum Network {
         emit(["samples_us": samples.values])
     }
 
-    /// `seek --port P --count N`: launches the Default Media Receiver, loads a video, then times N
-    /// SEEKs, each until its MEDIA_STATUS (after 20 untimed ones). Reports the message sizes too.
+    /// `seek --port P --count N [--caller pool|loop]`: launches the Default Media Receiver, loads a video,
+    /// then times N SEEKs, each until its MEDIA_STATUS (after 20 untimed ones). Reports the message sizes too.
+    ///
+    /// `--caller loop` runs the SEEKs in a task that prefers the connection's task executor (its event
+    /// loop), as an application does with `withTaskExecutorPreference(connection.transport.taskExecutor)`;
+    /// `pool` (the default) runs them on the shared cooperative pool.
     static func seek(_ arguments: Arguments) async throws {
         let port = try arguments.int("port", 0)
         let count = try arguments.int("count", 1000)
+        let callerOnLoop = try arguments.callerOnLoop()
         let media = CastMediaChannel()
         let connection = try await open(port: port, try configuration(arguments), plugins: [media])
+        let executor = callerOnLoop ? connection.transport.taskExecutor : nil
+        if callerOnLoop, executor == nil { throw BenchError("--caller loop: the transport has no task executor") }
+        try await withTaskExecutorPreference(executor) {
+            try await seekRounds(count: count, media: media, connection: connection)
+        }
+    }
+
+    private static func seekRounds(count: Int, media: CastMediaChannel, connection: CastConnection) async throws {
         let app = try await connection.receiver.launch(appId: CastAppID.defaultMediaReceiver)
         _ = try await connection.waitUntilConnected(media)
         try await media.load(Fixture.media, startTime: 0)
@@ -104,13 +117,22 @@ enum Network {
         emit(["samples_us": samples.values, "request_bytes": sent.encodedSize + 4, "reply_bytes": replyMessage.encodedSize + 4])
     }
 
-    /// `floor-rtt --port E --count N --request-bytes a --reply-bytes b`: N raw TLS round trips on one connection.
+    /// `floor-rtt --port E --count N --request-bytes a --reply-bytes b [--caller pool|loop]`: N raw TLS
+    /// round trips on one connection; `--caller loop` runs them in a task that prefers the connection's
+    /// event loop, as `seek --caller loop` does.
     static func floorRoundTrips(_ arguments: Arguments) async throws {
         let port = try arguments.int("port", 0)
         let count = try arguments.int("count", 1000)
         let replySize = try arguments.int("reply-bytes", 1500)
         let request = RawTLS.request(size: try arguments.int("request-bytes", 200), replySize: replySize)
         let client = try await RawTLS.Client.connect(port: port, group: MultiThreadedEventLoopGroup.singleton)
+        let executor = try arguments.callerOnLoop() ? RawTLS.LoopExecutor(client.channel.eventLoop) : nil
+        try await withTaskExecutorPreference(executor) {
+            try await floorRounds(count: count, client: client, request: request, replySize: replySize)
+        }
+    }
+
+    private static func floorRounds(count: Int, client: RawTLS.Client, request: ByteBuffer, replySize: Int) async throws {
         let clock = ContinuousClock()
         var samples = Samples()
         for index in 0..<(count + 20) {

@@ -122,15 +122,35 @@ enum RawTLS {
         /// Sends `payload` (made by ``RawTLS/request(size:replySize:)``) and waits for the whole reply.
         func roundTrip(_ payload: ByteBuffer, replySize count: Int) async throws {
             let promise = channel.eventLoop.makePromise(of: Void.self)
-            channel.eventLoop.execute {
+            if channel.eventLoop.inEventLoop {
                 replies.expect(count, promise)
                 channel.writeAndFlush(payload, promise: nil)
+            } else {
+                channel.eventLoop.execute {
+                    replies.expect(count, promise)
+                    channel.writeAndFlush(payload, promise: nil)
+                }
             }
             try await promise.futureResult.get()
         }
 
         func close() async {
             try? await channel.close()
+        }
+    }
+
+    /// Runs a task's jobs on one event loop, as `TLSCastTransport.taskExecutor` does for ours: the floor's
+    /// round trips with the caller on the connection's loop (`floor-rtt --caller loop`).
+    final class LoopExecutor: TaskExecutor {
+        private let loop: any EventLoop
+
+        init(_ loop: any EventLoop) {
+            self.loop = loop
+        }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
         }
     }
 }

@@ -64,6 +64,15 @@ struct Arguments {
         return value
     }
 
+    /// `--caller pool|loop` (default `pool`): whether the timed calls run on the connection's event loop.
+    func callerOnLoop() throws -> Bool {
+        switch values["caller"] ?? "pool" {
+        case "pool": return false
+        case "loop": return true
+        case let other: throw BenchError("--caller wants pool or loop, got \(other)")
+        }
+    }
+
     func ports(_ name: String) throws -> [Int] {
         try string(name).split(separator: ",").flatMap { part -> [Int] in
             if let dash = part.firstIndex(of: "-"), let low = Int(part[..<dash]), let high = Int(part[part.index(after: dash)...]) {

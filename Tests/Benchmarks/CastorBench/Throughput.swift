@@ -5,15 +5,17 @@ import Foundation
 
 /// Commands per second with many devices at once, and the CPU time each command costs.
 enum Throughput {
-    /// `throughput --ports a,b,... --seconds S [--auth off|report]`: connects to every device, launches
-    /// the Default Media Receiver and loads a video on each, then every device SEEKs back to back
-    /// (each SEEK awaits its MEDIA_STATUS) for S seconds. Reports the SEEKs completed, the wall time,
-    /// and this process's CPU time (user + system) over that window.
+    /// `throughput --ports a,b,... --seconds S [--auth off|report] [--caller pool|loop]`: connects to every
+    /// device, launches the Default Media Receiver and loads a video on each, then every device SEEKs back
+    /// to back (each SEEK awaits its MEDIA_STATUS) for S seconds. Reports the SEEKs completed, the wall
+    /// time, and this process's CPU time (user + system) over that window. `--caller loop` runs each
+    /// device's SEEKs in a task that prefers its connection's event loop.
     static func run(_ arguments: Arguments) async throws {
         let ports = (arguments.values["ports"] ?? "").split(separator: ",").compactMap { Int($0) }
         guard !ports.isEmpty else { throw BenchError("--ports wants a comma-separated list") }
         let seconds = try arguments.int("seconds", 5)
         let configuration = try Network.configuration(arguments)
+        let callerOnLoop = try arguments.callerOnLoop()
         var devices: [(CastConnection, CastMediaChannel)] = []
         for port in ports {
             let media = CastMediaChannel()
@@ -28,8 +30,8 @@ enum Throughput {
         let start = clock.now
         let end = start.advanced(by: .seconds(seconds))
         let total = try await withThrowingTaskGroup(of: Int.self) { group in
-            for (_, media) in devices {
-                group.addTask {
+            for (connection, media) in devices {
+                group.addTask(executorPreference: callerOnLoop ? connection.transport.taskExecutor : nil) {
                     var done = 0
                     while clock.now < end {
                         _ = try await media.seek(to: Double(10 + done % 500))
