@@ -136,6 +136,40 @@ struct TLSLoopbackTests {
         await server.close()
     }
 
+    /// A caller that prefers the connection's task executor runs on the connection's event loop and is
+    /// resumed there by every reply: start, a launch, requests and close all complete without its task
+    /// ever leaving the loop the plugin's messages are prepared on.
+    @Test(.timeLimit(.minutes(1)))  // a safety net against a hang (a caller blocking its own loop), not a timing check
+    func aCallerOnTheConnectionsLoopIsResumedThere() async throws {
+        let (server, _) = try await Self.startDevice()
+        let transport = try await TLSCastTransport.connect(host: "127.0.0.1", port: server.port)
+        let connection = CastConnection(transport: transport)
+        let plugin = try ThreadRecordingPlugin(onConnectionThread: false)
+        try await connection.add(plugin)
+        let callerLoops = try await withTaskExecutorPreference(transport.taskExecutor) {
+            var loops: [ObjectIdentifier?] = []
+            func here() { loops.append(MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0 as AnyObject) }) }
+            here()
+            _ = try await connection.start()
+            here()
+            _ = try await connection.receiver.launch(appId: "CHAT")
+            here()
+            let context = try #require(connection.context(for: plugin))
+            for text in ["one", "two", "three"] {
+                let reply = try await context.request(["type": "ECHO", "text": .string(text)])
+                #expect(reply.json?["text"]?.stringValue == text)
+                here()
+            }
+            await connection.close()
+            here()
+            return loops
+        }
+        let pluginLoops = Set(plugin.loops.withLock { $0 })
+        #expect(pluginLoops.count == 1)
+        #expect(callerLoops.count == 7 && callerLoops.allSatisfy { $0 != nil && pluginLoops.contains($0!) }, "\(callerLoops)")
+        await server.close()
+    }
+
     /// Takes messages at once (``CastChannelPlugin/channel(_:didReceiveNow:)``) unless their type is
     /// declined; records each call with the thread it ran on. Its `channelDidConnect` can be held at a gate.
     final class ImmediatePlugin: CastChannelPlugin {
