@@ -19,8 +19,11 @@ final class FakeDevice: Sendable {
         self.init(senderEnd: senderEnd, receiverEnd: receiverEnd)
     }
 
-    /// A device answering on `receiverEnd` (for example an accepted TLS connection).
-    init(senderEnd: InMemoryCastTransport?, receiverEnd: any CastTransport) {
+    /// A device answering on `receiverEnd` (for example an accepted TLS connection). `configure` adds
+    /// rules before the device reads its first message: a rule added after `init` can miss the first
+    /// messages of a sender that is already talking, such as the device-auth challenge a TLS sender sends
+    /// right after its handshake (which the device then answered as one without credentials).
+    init(senderEnd: InMemoryCastTransport?, receiverEnd: any CastTransport, configure: (ScriptedCastPeer) -> Void = { _ in }) {
         self.senderEnd = senderEnd
         peer = ScriptedCastPeer(transport: receiverEnd)
         let receiver = "urn:x-cast:com.google.cast.receiver"
@@ -45,6 +48,7 @@ final class FakeDevice: Sendable {
         peer.on(namespace: Self.chatNamespace, type: "ECHO") { message, json in
             [message.reply(json: ["type": "ECHOED", "requestId": json["requestId"] ?? 0, "text": json["text"] ?? .null])]
         }
+        configure(peer)
         peer.start()
     }
 
