@@ -78,7 +78,7 @@ def main():
         results["measures"]["openssl_tls13_tickets"] = {
             "unit": "ms median", "tls13_two_tickets": m13, "tls12": m12, "ratio": m13 / m12,
             "goal": "≤1.2× TLS 1.2", "met": m13 / m12 <= 1.2}
-    # 2. seek, in three placements. Issue 19: median ≤1.5× the raw-TLS floor (and so ahead of pychromecast),
+    # 2. seek, in three placements, then unpinned with the callers on their connection's loop. Issue 19: median ≤1.5× the raw-TLS floor (and so ahead of pychromecast),
     # p99 ≤2× the floor; the one-core row measures the work per round trip and has no goal.
     def seek_rows(suffix, title, note, goal=True, nongoal="(the work per round trip; not a goal)"):
         ours_s, py_s, floor_s = samples("ours_seek" + suffix), samples("py_seek" + suffix), samples("floor_rtt" + suffix)
@@ -102,7 +102,7 @@ def main():
               "(two machines' worth of placement: the same two cross-core wake-ups per round trip for all)")
     seek_rows("_loop", ", callers on the loop",
               "; unpinned; Castor's and the floor's callers in a task preferring their connection's event loop "
-              "(Castor: withTaskExecutorPreference(connection.transport.taskExecutor)); pychromecast as above",
+              "(Castor: withTaskExecutorPreference(connection.transport.taskExecutor)); pychromecast measured in the same rounds, as in the unpinned row",
               goal=False, nongoal="(an option for callers; not a goal)")
     if s_ours:
         sizes = by_label["ours_seek"][0]["data"]
@@ -134,7 +134,7 @@ def main():
             rows.append((f"SEEK throughput, {devices} devices, callers on the loops (per CPU-second)", "commands/CPU-s", loop, py, None,
                          loop / py if py else None, None, "(an option for callers; not a goal)", None,
                          f"wall: Castor {per_wall(t_loop):,.0f}/s; CPU per command: Castor {1e6 / loop:.0f} µs; {len(t_loop)} rounds; "
-                         "each device's SEEKs in a task preferring its connection's event loop; pychromecast as above"))
+                         "each device's SEEKs in a task preferring its connection's event loop; pychromecast's figure is the row above's"))
             results["measures"]["throughput"]["ours_loop_commands_per_cpu_second"] = loop
             results["measures"]["throughput"]["ours_loop_commands_per_second"] = per_wall(t_loop)
     # 4. decode

@@ -5,7 +5,8 @@ import NIOPosix
 /// The floor: a bare GnuTLS connection (CastTransport's `GnuTLSHandler`, nothing else) to an echo server.
 ///
 /// No framing, no protobuf, no JSON, no request tracking: what is left is TCP on loopback, TLS
-/// record encryption and one hop between the event loop and the awaiting task.
+/// record encryption and, with the caller on the shared pool, the hops between the event loop and the
+/// awaiting task (none with the caller on the loop: `floor-rtt --caller loop`).
 enum RawTLS {
     /// Answers each request with as many bytes as its first four bytes ask for (big-endian), so a
     /// round trip can have a request and a reply of realistic, different sizes.

@@ -23,6 +23,9 @@ enum Throughput {
             _ = try await connection.receiver.launch(appId: CastAppID.defaultMediaReceiver)
             _ = try await connection.waitUntilConnected(media)
             try await media.load(Fixture.media, startTime: 0)
+            if callerOnLoop, connection.transport.taskExecutor == nil {
+                throw BenchError("--caller loop: the transport has no task executor")
+            }
             devices.append((connection, media))
         }
         let clock = ContinuousClock()

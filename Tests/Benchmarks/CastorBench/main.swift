@@ -4,10 +4,10 @@ import Foundation
 let usage = """
     usage: castor-bench serve --count N [--latency-ms L]
            castor-bench connect --port P --runs N [--auth off|report] [--kind floor --request-bytes a --reply-bytes b | --kind phases]
-           castor-bench seek --port P --count N [--auth off|report]
-           castor-bench floor-rtt --port E --count N --request-bytes a --reply-bytes b
+           castor-bench seek --port P --count N [--auth off|report] [--caller pool|loop]
+           castor-bench floor-rtt --port E --count N --request-bytes a --reply-bytes b [--caller pool|loop]
            castor-bench hold --ports a-b [--auth off|report] [--hold-seconds s]
-           castor-bench throughput --ports a,b,... [--seconds s] [--auth off|report]
+           castor-bench throughput --ports a,b,... [--seconds s] [--auth off|report] [--caller pool|loop]
            castor-bench decode --fixture file.json [--millis ms] [--repeats r] [--stage name]
            castor-bench seek-work --count N --side sender|receiver
     """
