@@ -4,15 +4,16 @@ import NIOCore
 /// (`Task(executorPreference:)`) runs its nonisolated code on the loop's thread.
 ///
 /// A job enqueued from the loop's own thread is queued behind what the loop is doing, without a
-/// wake-up; from another thread, the loop is woken as for any `execute`.
-final class EventLoopTaskExecutor: TaskExecutor {
+/// wake-up; from another thread, the loop is woken as for any `execute`. Package-visible so that the
+/// bench's floor client runs its caller on its loop the same way (`floor-rtt --caller loop`).
+package final class EventLoopTaskExecutor: TaskExecutor {
     private let loop: any EventLoop
 
-    init(_ loop: any EventLoop) {
+    package init(_ loop: any EventLoop) {
         self.loop = loop
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }

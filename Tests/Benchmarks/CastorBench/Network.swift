@@ -126,7 +126,7 @@ enum Network {
         let replySize = try arguments.int("reply-bytes", 1500)
         let request = RawTLS.request(size: try arguments.int("request-bytes", 200), replySize: replySize)
         let client = try await RawTLS.Client.connect(port: port, group: MultiThreadedEventLoopGroup.singleton)
-        let executor = try arguments.callerOnLoop() ? RawTLS.LoopExecutor(client.channel.eventLoop) : nil
+        let executor = try arguments.callerOnLoop() ? EventLoopTaskExecutor(client.channel.eventLoop) : nil
         try await withTaskExecutorPreference(executor) {
             try await floorRounds(count: count, client: client, request: request, replySize: replySize)
         }

@@ -139,19 +139,4 @@ enum RawTLS {
             try? await channel.close()
         }
     }
-
-    /// Runs a task's jobs on one event loop, as `TLSCastTransport.taskExecutor` does for ours: the floor's
-    /// round trips with the caller on the connection's loop (`floor-rtt --caller loop`).
-    final class LoopExecutor: TaskExecutor {
-        private let loop: any EventLoop
-
-        init(_ loop: any EventLoop) {
-            self.loop = loop
-        }
-
-        func enqueue(_ job: consuming ExecutorJob) {
-            let job = UnownedJob(job)
-            loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-        }
-    }
 }
