@@ -1,6 +1,7 @@
 import CastTestSupport
 import CastTransport
 import Foundation
+import NIOPosix
 import Testing
 
 @testable import CastChannels
@@ -73,5 +74,32 @@ struct OpenSSLDeviceTests {
         #expect(again.volume.level == 0.5)
         #expect(clock.now == ManualClock.Instant(offset: .zero), "no timer was needed")
         await connection.close()
+    }
+
+    /// A caller preferring the connection's task executor against OpenSSL (TLS 1.3, session tickets after the
+    /// handshake and a KeyUpdate in mid-session): start, a later request and close each complete, and the
+    /// caller is on the same event loop after every one of them.
+    @Test func aCallerOnTheConnectionsLoopIsAnsweredThere() async throws {
+        let files = try Self.certificateFiles.get()
+        let device = try await OpenSSLDevice.start(
+            ["--max-version", "1.3", "--tickets", "2", "--mid-session", "keyupdate"],
+            certificateFile: files.certificate, keyFile: files.key)
+        let transport = try await TLSCastTransport.connect(
+            host: "127.0.0.1", port: device.port, configuration: .init(connectTimeout: .seconds(60)))
+        let connection = CastConnection(transport: transport)
+        let loops = try await withTaskExecutorPreference(transport.taskExecutor) {
+            var loops: [ObjectIdentifier?] = []
+            func here() { loops.append(MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0 as AnyObject) }) }
+            let status = try await connection.start()
+            #expect(status.volume.level == 0.5)
+            here()
+            let again = try await connection.receiver.setVolume(level: 0.3)
+            #expect(again.volume.level == 0.5)
+            here()
+            await connection.close()
+            here()
+            return loops
+        }
+        #expect(loops.count == 3 && loops.allSatisfy { $0 != nil } && Set(loops).count == 1, "\(loops)")
     }
 }
