@@ -124,6 +124,20 @@ for round in $(seq 1 "$SEEK_ROUNDS"); do
     record floor_rtt "$round" "$BIN" floor-rtt --port "$ECHO" --count "$SEEKS" --request-bytes "$request_bytes" --reply-bytes "$reply_bytes"
 done
 
+# seek_rounds SUFFIX CPU [CALLER]: the three contenders' SEEK rounds, recorded as ours_seek_SUFFIX,
+# py_seek_SUFFIX and floor_rtt_SUFFIX; each under `taskset -c CPU` unless CPU is empty, and ours and the
+# floor with `--caller CALLER` (default pool; pychromecast's threads are fixed).
+seek_rounds() {
+    local suffix=$1 cpu=$2 caller=${3:-pool} round pin=()
+    [[ -n "$cpu" ]] && pin=(taskset -c "$cpu")
+    for round in $(seq 1 "$SEEK_ROUNDS"); do
+        record "ours_seek_$suffix" "$round" "${pin[@]}" "$BIN" seek --port "$PORT" --count "$SEEKS" --auth off --caller "$caller"
+        record "py_seek_$suffix" "$round" "${pin[@]}" "$PYTHON" "$PYBENCH" seek --port "$PORT" --count "$SEEKS"
+        record "floor_rtt_$suffix" "$round" "${pin[@]}" "$BIN" floor-rtt --port "$ECHO" --count "$SEEKS" \
+            --request-bytes "$request_bytes" --reply-bytes "$reply_bytes" --caller "$caller"
+    done
+}
+
 # The same round trips with everything on one core: the receivers' process, ours, pychromecast and
 # the floor's client all under `taskset -c 0`. On a two-vCPU virtual machine a hand-off to a thread
 # whose vCPU is idle costs tens of microseconds and varies from run to run; on one core every hand-off
@@ -132,17 +146,6 @@ if command -v taskset >/dev/null; then
     echo "== 2b. SEEK -> MEDIA_STATUS on one core (taskset -c 0): $SEEK_ROUNDS rounds x $SEEKS each" >&2
     serve_pid=${servers[0]}
     taskset -a -p -c 0 "$serve_pid" >/dev/null
-    # seek_rounds SUFFIX CPU: the three contenders' SEEK rounds, each under `taskset -c CPU`, recorded as
-    # ours_seek_SUFFIX, py_seek_SUFFIX and floor_rtt_SUFFIX.
-    seek_rounds() {
-        local suffix=$1 cpu=$2 round
-        for round in $(seq 1 "$SEEK_ROUNDS"); do
-            record "ours_seek_$suffix" "$round" taskset -c "$cpu" "$BIN" seek --port "$PORT" --count "$SEEKS" --auth off
-            record "py_seek_$suffix" "$round" taskset -c "$cpu" "$PYTHON" "$PYBENCH" seek --port "$PORT" --count "$SEEKS"
-            record "floor_rtt_$suffix" "$round" taskset -c "$cpu" "$BIN" floor-rtt --port "$ECHO" --count "$SEEKS" \
-                --request-bytes "$request_bytes" --reply-bytes "$reply_bytes"
-        done
-    }
     seek_rounds one_core 0
     # The receivers and the sender each on a core of their own (the receivers' process on core 0, every
     # contender on core 1): a sender and a Cast device are two machines. Unpinned, the scheduler puts
@@ -161,12 +164,7 @@ fi
 # client on its channel's loop the same way; pychromecast as in row 2 (its socket thread and caller are
 # fixed). A reply then resumes its caller on the thread that decoded it: one thread per side.
 echo "== 2d. SEEK -> MEDIA_STATUS, callers on the connection's event loop: $SEEK_ROUNDS rounds x $SEEKS each" >&2
-for round in $(seq 1 "$SEEK_ROUNDS"); do
-    record ours_seek_loop "$round" "$BIN" seek --port "$PORT" --count "$SEEKS" --auth off --caller loop
-    record py_seek_loop "$round" "$PYTHON" "$PYBENCH" seek --port "$PORT" --count "$SEEKS"
-    record floor_rtt_loop "$round" "$BIN" floor-rtt --port "$ECHO" --count "$SEEKS" \
-        --request-bytes "$request_bytes" --reply-bytes "$reply_bytes" --caller loop
-done
+seek_rounds loop "" loop
 
 echo "== 4. decoding a MEDIA_STATUS, one core (taskset -c 0): $DECODE_ROUNDS rounds" >&2
 pin=()

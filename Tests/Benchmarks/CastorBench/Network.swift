@@ -80,12 +80,9 @@ enum Network {
     static func seek(_ arguments: Arguments) async throws {
         let port = try arguments.int("port", 0)
         let count = try arguments.int("count", 1000)
-        let callerOnLoop = try arguments.callerOnLoop()
         let media = CastMediaChannel()
         let connection = try await open(port: port, try configuration(arguments), plugins: [media])
-        let executor = callerOnLoop ? connection.transport.taskExecutor : nil
-        if callerOnLoop, executor == nil { throw BenchError("--caller loop: the transport has no task executor") }
-        try await withTaskExecutorPreference(executor) {
+        try await withTaskExecutorPreference(try arguments.callerExecutor(loop: connection.transport.taskExecutor)) {
             try await seekRounds(count: count, media: media, connection: connection)
         }
     }
@@ -126,8 +123,7 @@ enum Network {
         let replySize = try arguments.int("reply-bytes", 1500)
         let request = RawTLS.request(size: try arguments.int("request-bytes", 200), replySize: replySize)
         let client = try await RawTLS.Client.connect(port: port, group: MultiThreadedEventLoopGroup.singleton)
-        let executor = try arguments.callerOnLoop() ? EventLoopTaskExecutor(client.channel.eventLoop) : nil
-        try await withTaskExecutorPreference(executor) {
+        try await withTaskExecutorPreference(try arguments.callerExecutor(loop: EventLoopTaskExecutor(client.channel.eventLoop))) {
             try await floorRounds(count: count, client: client, request: request, replySize: replySize)
         }
     }

@@ -64,11 +64,15 @@ struct Arguments {
         return value
     }
 
-    /// `--caller pool|loop` (default `pool`): whether the timed calls run on the connection's event loop.
-    func callerOnLoop() throws -> Bool {
+    /// `--caller pool|loop` (default `pool`): the executor the timed calls prefer, `nil` for the shared pool,
+    /// `loop` (the connection's event loop) for `loop`.
+    /// - Throws: for another value, or for `loop` when the connection has no executor.
+    func callerExecutor(loop: @autoclosure () -> (any TaskExecutor)?) throws -> (any TaskExecutor)? {
         switch values["caller"] ?? "pool" {
-        case "pool": return false
-        case "loop": return true
+        case "pool": return nil
+        case "loop":
+            guard let executor = loop() else { throw BenchError("--caller loop: the transport has no task executor") }
+            return executor
         case let other: throw BenchError("--caller wants pool or loop, got \(other)")
         }
     }

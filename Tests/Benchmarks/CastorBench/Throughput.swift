@@ -15,26 +15,22 @@ enum Throughput {
         guard !ports.isEmpty else { throw BenchError("--ports wants a comma-separated list") }
         let seconds = try arguments.int("seconds", 5)
         let configuration = try Network.configuration(arguments)
-        let callerOnLoop = try arguments.callerOnLoop()
-        var devices: [(CastConnection, CastMediaChannel)] = []
+        var devices: [(CastConnection, CastMediaChannel, (any TaskExecutor)?)] = []
         for port in ports {
             let media = CastMediaChannel()
             let connection = try await Network.open(port: port, configuration, plugins: [media])
             _ = try await connection.receiver.launch(appId: CastAppID.defaultMediaReceiver)
             _ = try await connection.waitUntilConnected(media)
             try await media.load(Fixture.media, startTime: 0)
-            if callerOnLoop, connection.transport.taskExecutor == nil {
-                throw BenchError("--caller loop: the transport has no task executor")
-            }
-            devices.append((connection, media))
+            devices.append((connection, media, try arguments.callerExecutor(loop: connection.transport.taskExecutor)))
         }
         let clock = ContinuousClock()
         let cpuStart = cpuSeconds()
         let start = clock.now
         let end = start.advanced(by: .seconds(seconds))
         let total = try await withThrowingTaskGroup(of: Int.self) { group in
-            for (connection, media) in devices {
-                group.addTask(executorPreference: callerOnLoop ? connection.transport.taskExecutor : nil) {
+            for (_, media, executor) in devices {
+                group.addTask(executorPreference: executor) {
                     var done = 0
                     while clock.now < end {
                         _ = try await media.seek(to: Double(10 + done % 500))
@@ -47,7 +43,7 @@ enum Throughput {
         }
         let wall = clock.now - start
         let cpu = cpuSeconds() - cpuStart
-        for (connection, _) in devices { await connection.close() }
+        for (connection, _, _) in devices { await connection.close() }
         let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
         emit(["commands": total, "wall_seconds": wallSeconds, "cpu_seconds": cpu, "devices": devices.count])
     }
