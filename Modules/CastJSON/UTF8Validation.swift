@@ -39,6 +39,17 @@ package enum UTF8Text {
         let count = bytes.count
         var index = start
         let raw = UnsafeRawPointer(base)
+        // Thirty-two bytes a round while they are all ASCII (the common case, whole payloads of it), then
+        // eight at a time to find the byte: one test per round instead of four.
+        let high32: UInt64 = 0x8080_8080_8080_8080
+        while index + 32 <= count {
+            let words = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                | raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
+                | raw.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self)
+                | raw.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self)
+            if words & high32 != 0 { break }
+            index += 32
+        }
         while index + 8 <= count {
             let high = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080
             if high != 0 { return index + (high.trailingZeroBitCount >> 3) }
