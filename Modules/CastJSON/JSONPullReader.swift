@@ -46,10 +46,20 @@ import Foundation
     public struct Key {
         /// The name's bytes.
         @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+        /// Its first eight bytes, little-endian and zero-padded (``JSONKeySet``'s hash and first test),
+        /// taken from the word the reader loaded anyway when it found the name's end.
+        @usableFromInline let head: UInt64
 
         @inlinable
         init(_ bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
+            head = JSONKeySet.head(bytes)
+        }
+
+        @inlinable
+        init(_ bytes: UnsafeBufferPointer<UInt8>, head: UInt64) {
+            self.bytes = bytes
+            self.head = head
         }
 
         /// The name as a `String`.
@@ -247,7 +257,11 @@ import Foundation
                 index += special.trailingZeroBitCount >> 3
                 if bytes[index] == UInt8(ascii: "\"") {
                     parser.index = index + 1
-                    return Key(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                    // The name's first word is in the input (the scan loaded it): its head without a byte loop.
+                    let length = index - start
+                    let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+                    let head = length >= 8 ? word : word & ((1 &<< (UInt64(truncatingIfNeeded: length) &* 8)) &- 1)
+                    return Key(UnsafeBufferPointer(rebasing: bytes[start..<index]), head: head)
                 }
                 return try readDecodedKey()
             }
@@ -573,6 +587,10 @@ import Foundation
 /// private static let members = JSONKeySet(Member.allCases.map { "\($0)" })
 /// let member = members.index(of: key).flatMap(Member.init(rawValue:))
 /// ```
+///
+/// A name is found through a small open-addressing table hashed by its length and first eight bytes:
+/// usually one probe, where a scan of the names compared a third of them on average (a status has
+/// twenty members, and MEDIA_STATUS some 170 names to look up).
 @_spi(JSONReading) public struct JSONKeySet: Sendable {
     /// One name: its length and its first eight bytes (little-endian, zero-padded), which decide most
     /// comparisons; `offset` locates the rest in `tails`.
@@ -586,9 +604,15 @@ import Foundation
     @usableFromInline let entries: [Entry]
     /// The bytes of every name past its eighth, one name after the other.
     @usableFromInline let tails: [UInt8]
+    /// The table: an entry's index plus one, or 0 for an empty slot; its size is a power of two, at
+    /// least four times the names, so probes are short and one is always empty.
+    @usableFromInline let slots: [UInt16]
+    /// How far a hash is shifted right to give a slot (64 minus the table's bits).
+    @usableFromInline let shift: UInt64
 
-    /// The set of `names`; a name's index is its position.
+    /// The set of `names`; a name's index is its position. A repeated name keeps its first position.
     public init(_ names: [String]) {
+        precondition(names.count < Int(UInt16.max) / 4, "JSONKeySet holds fewer than 16 383 names")
         var entries: [Entry] = []
         var tails: [UInt8] = []
         for name in names {
@@ -597,8 +621,19 @@ import Foundation
             entries.append(Entry(count: bytes.count, head: head, offset: tails.count))
             if bytes.count > 8 { tails.append(contentsOf: bytes[8...]) }
         }
+        var bits: UInt64 = 3
+        while (1 << bits) < 4 * names.count { bits += 1 }
+        let mask = (1 << Int(bits)) - 1
+        var slots = [UInt16](repeating: 0, count: mask + 1)
+        for (index, entry) in entries.enumerated() {
+            var slot = Self.slot(head: entry.head, count: entry.count, shift: 64 - bits)
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = UInt16(index + 1)
+        }
         self.entries = entries
         self.tails = tails
+        self.slots = slots
+        shift = 64 - bits
     }
 
     /// The position of `key`'s name; `nil` when it is not in the set.
@@ -606,17 +641,32 @@ import Foundation
     public func index(of key: JSONPullReader.Key) -> Int? {
         let bytes = key.bytes
         let count = bytes.count
-        let head = Self.head(bytes)
-        return entries.withUnsafeBufferPointer { entries in
-            for index in entries.indices where entries[index].count == count && entries[index].head == head {
-                if count <= 8 { return index }
-                let equal = tails.withUnsafeBufferPointer { tails in
-                    memcmp(tails.baseAddress! + entries[index].offset, bytes.baseAddress! + 8, count - 8) == 0
+        let head = key.head
+        return slots.withUnsafeBufferPointer { slots in
+            entries.withUnsafeBufferPointer { entries in
+                let mask = slots.count - 1
+                var slot = Self.slot(head: head, count: count, shift: shift)
+                while true {
+                    let stored = Int(slots[slot])
+                    if stored == 0 { return nil }
+                    let entry = entries[stored - 1]
+                    if entry.count == count, entry.head == head {
+                        if count <= 8 { return stored - 1 }
+                        let equal = tails.withUnsafeBufferPointer { tails in
+                            memcmp(tails.baseAddress! + entry.offset, bytes.baseAddress! + 8, count - 8) == 0
+                        }
+                        if equal { return stored - 1 }
+                    }
+                    slot = (slot + 1) & mask
                 }
-                if equal { return index }
             }
-            return nil
         }
+    }
+
+    /// The slot a name's length and head hash to (Fibonacci hashing: the product's top bits).
+    @inlinable @inline(__always)
+    static func slot(head: UInt64, count: Int, shift: UInt64) -> Int {
+        Int(truncatingIfNeeded: ((head ^ UInt64(truncatingIfNeeded: count)) &* 0x9E37_79B9_7F4A_7C15) &>> shift)
     }
 
     /// The first eight bytes of `bytes` as a little-endian word, zero-padded.

@@ -78,6 +78,40 @@ import Testing
         }
         #expect(seen == ["type": "PING", "requestId": "7", "name": "x", "list": "nil", "ids": "[4, 5]", "flag": "true", "skip": "skipped"])
     }
+
+    /// A key set finds every name at its position and nothing else, whichever way the key was read:
+    /// names of every length around the eight-byte head, names that share their head and length and
+    /// differ only further on, an empty name, escaped and non-ASCII names, and a name at the very end of
+    /// the input (read byte by byte, not a word at a time). Checked against a plain search of the list.
+    @Test func keySetFindsExactlyItsNames() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ab") + ["é"]
+        for round in 0..<200 {
+            // Few letters, so names collide in length, head and tail; some repeated (the first position wins).
+            var names: [String] = []
+            for _ in 0..<Int.random(in: 0...40, using: &generator) {
+                let length = [0, 1, 7, 8, 9, 15, 16, 17, 3].randomElement(using: &generator)!
+                names.append(String((0..<length).map { _ in alphabet.randomElement(using: &generator)! }))
+            }
+            let set = JSONKeySet(names)
+            var probes = names + ["zz", "", "aaaaaaaaX", "abababab", "abababab" + "a"]
+            probes += names.map { $0 + "b" } + names.map { String($0.dropLast()) }
+            for probe in probes {
+                let expected = names.firstIndex(of: probe)
+                // Plain, then escaped (the slow path), then in an input too short for a word (the byte loop).
+                let escaped = probe.unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined()
+                for text in [#"{"\#(probe)":0,"pad":"........"}"#, #"{"\#(escaped)":0}"#, #"{"\#(probe)":0}"#] {
+                    let found: Int?? = try? JSONPullReader.readPrefix(text.utf8) { reader throws(JSONError) -> Int? in
+                        _ = try reader.beginObject()
+                        let key = try reader.readKey()
+                        #expect(key.string == probe)
+                        return set.index(of: key)
+                    }
+                    #expect(found == .some(expected), "round \(round): \(probe) in \(names)")
+                }
+            }
+        }
+    }
 }
 
 /// Routing fields read from the text match the tree's.
