@@ -67,6 +67,26 @@ import Testing
         }
     }
 
+    /// The scan for the first byte above 0x7F (thirty-two bytes a round, then eight, then one): every
+    /// position of one such byte in texts of every length up to 80, from every start, and none at all.
+    @Test func firstNonASCIIFindsTheFirstHighByte() {
+        for count in 0...80 {
+            var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: count)
+            for start in 0...count {
+                let none = bytes.withUnsafeBufferPointer { UTF8Text.firstNonASCII($0, from: start) }
+                #expect(none == count, "\(count) ASCII bytes from \(start)")
+            }
+            for position in 0..<count {
+                bytes[position] = position % 2 == 0 ? 0x80 : 0xFF
+                for start in [0, position / 2, position] {
+                    let found = bytes.withUnsafeBufferPointer { UTF8Text.firstNonASCII($0, from: start) }
+                    #expect(found == position, "high byte at \(position) of \(count), from \(start)")
+                }
+                bytes[position] = UInt8(ascii: "a")
+            }
+        }
+    }
+
     @Test func shortTextAndEmptyInputMatch() {
         Self.expectSameAsStandardLibrary([])
         Self.expectSameAsStandardLibrary(Array("plain".utf8))
