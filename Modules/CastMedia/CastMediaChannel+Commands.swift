@@ -146,12 +146,18 @@ extension CastMediaChannel {
 
     static func command(_ type: String, customData: CastCustomData?) -> JSONValue {
         // Room for what a command adds (its arguments, `mediaSessionId`) in one allocation: a literal
-        // of one member has room for one, and grew twice on the way to the wire.
-        var members = [String: JSONValue](minimumCapacity: 6)
+        // of one member has room for one, and grew twice on the way to the wire. A copy of an empty
+        // dictionary of that size, made when the first member is set: `Dictionary(minimumCapacity:)` is
+        // not specialized for callers and looked up the storage's type metadata at run time on every
+        // call (the copy saves about 400 instructions a command, callgrind `seek-work --side sender`).
+        var members = commandMembers
         members["type"] = .string(type)
         if let customData { members["customData"] = customData.json }
         return .object(members)
     }
+
+    /// An empty dictionary with room for a command's members, copied by ``command(_:customData:)``.
+    private static let commandMembers = [String: JSONValue](minimumCapacity: 6)
 
     /// Encodes a model value as JSON.
     public static func json(_ value: some Encodable) throws(CastMediaError) -> JSONValue {
