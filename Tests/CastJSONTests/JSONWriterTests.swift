@@ -90,17 +90,25 @@ import Testing
             return out + "\""
         }
         let specials: [String] = ["\"", "\\", "\n", "\u{0}", "\u{1F}", "\u{7F}", "/", "é", "\u{A2}", "\u{DC}", "✓", "😀"]
-        for length in [7, 8, 9, 16, 23, 24, 25] {
+        // Every length below eight too (a tail tested as one padded word), and a second special later on
+        // (after an escape, the rest is tested again).
+        for length in [1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 23, 24, 25] {
             for position in 0..<length {
                 for special in specials {
-                    var characters = Array(repeating: Character("a"), count: length)
-                    characters[position] = Character(special)
-                    let text = String(characters)
-                    let written = JSONValue.string(text).serialized()
-                    #expect(written == reference(text), "\(special.debugDescription) at \(position) of \(length)")
-                    #expect(try JSONValue(parsing: written) == .string(text))
+                    for second in [nil, length - 1] {
+                        var characters = Array(repeating: Character("a"), count: length)
+                        characters[position] = Character(special)
+                        if let second, second > position { characters[second] = Character("\u{1}") }
+                        let text = String(characters)
+                        let written = JSONValue.string(text).serialized()
+                        #expect(written == reference(text), "\(special.debugDescription) at \(position) of \(length)")
+                        #expect(try JSONValue(parsing: written) == .string(text))
+                    }
                 }
             }
+        }
+        for text in ["", "a", "type", "SEEK", "requestId", "mediaSessionId"] {
+            #expect(JSONValue.string(text).serialized() == "\"\(text)\"")
         }
     }
 
