@@ -1,3 +1,5 @@
+internal import CastTransport
+
 /// The name of a Cast channel, such as `urn:x-cast:com.example.chat`.
 ///
 /// Custom namespaces must start with `urn:x-cast:`. The `urn:x-cast:com.google.cast.` prefix
@@ -48,17 +50,17 @@ public struct CastNamespace: Sendable, Hashable, CustomStringConvertible {
     public var description: String { rawValue }
 
     /// Virtual connections: CONNECT and CLOSE.
-    public static let connection = CastNamespace(builtIn: "urn:x-cast:com.google.cast.tp.connection")
+    public static let connection = CastNamespace(builtIn: CastWireStrings.connection)
     /// Keep-alive PING and PONG.
-    public static let heartbeat = CastNamespace(builtIn: "urn:x-cast:com.google.cast.tp.heartbeat")
+    public static let heartbeat = CastNamespace(builtIn: CastWireStrings.heartbeat)
     /// Device authentication (binary payloads).
-    public static let deviceAuth = CastNamespace(builtIn: "urn:x-cast:com.google.cast.tp.deviceauth")
+    public static let deviceAuth = CastNamespace(builtIn: CastWireStrings.deviceAuth)
     /// The platform: status, launching and stopping apps, device volume.
-    public static let receiver = CastNamespace(builtIn: "urn:x-cast:com.google.cast.receiver")
+    public static let receiver = CastNamespace(builtIn: CastWireStrings.receiver)
     /// Media playback and queues.
-    public static let media = CastNamespace(builtIn: "urn:x-cast:com.google.cast.media")
+    public static let media = CastNamespace(builtIn: CastWireStrings.media)
     /// Speaker groups.
-    public static let multizone = CastNamespace(builtIn: "urn:x-cast:com.google.cast.multizone")
+    public static let multizone = CastNamespace(builtIn: CastWireStrings.multizone)
 
     /// Whether this is a transport namespace (`urn:x-cast:com.google.cast.tp.`), which needs no virtual connection.
     public var isTransport: Bool { rawValue.hasPrefix("urn:x-cast:com.google.cast.tp.") }

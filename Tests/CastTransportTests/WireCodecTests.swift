@@ -267,4 +267,27 @@ import CastTestSupport
         }
         #expect(reused > 2_000)
     }
+
+    /// The platform's namespaces decode to the one shared constant each (`CastWireStrings`), so the
+    /// engines' comparisons against those constants find them equal by their bits; a name one byte
+    /// away, or a custom one, is a string of its own with the same text it had on the wire.
+    @Test func platformNamespacesDecodeToTheSharedConstants() throws {
+        func storage(_ string: String) -> UnsafeRawPointer? {
+            var string = string
+            return string.withUTF8 { UnsafeRawPointer($0.baseAddress) }
+        }
+        var recent = RecentWireStrings()
+        let shared = [CastWireStrings.connection, CastWireStrings.heartbeat, CastWireStrings.deviceAuth,
+                      CastWireStrings.receiver, CastWireStrings.media, CastWireStrings.multizone]
+        for _ in 0..<2 {
+            for name in shared + ["urn:x-cast:com.google.cast.medib", "urn:x-cast:com.example.chat"] {
+                let body = Self.version + Self.stringField(2, "sender-0") + Self.stringField(3, "receiver-0")
+                    + Self.stringField(4, name) + Self.stringType + Self.text
+                let message = try body.withUnsafeBytes { bytes throws(CastTransportError) in try CastMessage(bodyBytes: bytes, recent: &recent) }
+                #expect(message.namespace == name)
+                let isShared = shared.contains(name)
+                #expect((storage(message.namespace) == storage(name)) == isShared, "\(name)")
+            }
+        }
+    }
 }

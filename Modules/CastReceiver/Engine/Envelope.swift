@@ -7,12 +7,12 @@ typealias Envelope = CastMessage
 
 /// Well-known namespaces and endpoint ids.
 enum Wire {
-    static let connection = "urn:x-cast:com.google.cast.tp.connection"
-    static let heartbeat = "urn:x-cast:com.google.cast.tp.heartbeat"
-    static let deviceAuth = "urn:x-cast:com.google.cast.tp.deviceauth"
-    static let receiver = "urn:x-cast:com.google.cast.receiver"
-    static let media = "urn:x-cast:com.google.cast.media"
-    static let multizone = "urn:x-cast:com.google.cast.multizone"
+    static let connection = CastWireStrings.connection
+    static let heartbeat = CastWireStrings.heartbeat
+    static let deviceAuth = CastWireStrings.deviceAuth
+    static let receiver = CastWireStrings.receiver
+    static let media = CastWireStrings.media
+    static let multizone = CastWireStrings.multizone
     static let transportPrefix = "urn:x-cast:com.google.cast.tp."
 
     static let platformId = "receiver-0"

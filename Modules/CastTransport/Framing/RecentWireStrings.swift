@@ -34,7 +34,8 @@ struct RecentWireStrings: Sendable {
             let same = bytes[index].withUnsafeBytes { memcmp($0.baseAddress!, start, field.count) == 0 }
             if same { return strings[index] }
         }
-        guard let string = UTF8Text.string(validating: field) else { return nil }
+        // A platform namespace becomes its one shared constant (see `CastWireStrings`).
+        guard let string = CastWireStrings.known(field) ?? UTF8Text.string(validating: field) else { return nil }
         if bytes.count < Self.capacity {
             if bytes.isEmpty {
                 bytes.reserveCapacity(Self.capacity)
