@@ -20,6 +20,18 @@ enum Wire {
     static let broadcastId = "*"
 }
 
+extension String {
+    /// `==`, testing the UTF-8 length first (known without reading the text, for native strings and
+    /// literals). The platform's namespaces share their first 27 bytes, which `==` reads before it
+    /// finds two of them different, and the engine tests a message's namespace against several of
+    /// them; equal ones are usually the same `CastWireStrings` constant (the frame decoder hands those
+    /// out), which `==` finds equal at once.
+    @inline(__always)
+    func isWire(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && self == other
+    }
+}
+
 /// What the state machine asks the I/O shell to do.
 enum ReceiverAction: Sendable, Hashable {
     /// Write this message on that socket.

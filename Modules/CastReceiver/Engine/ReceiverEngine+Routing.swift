@@ -7,18 +7,19 @@ extension ReceiverEngine {
         // In place, found once: copying the socket's state out and storing it back hashed the socket twice.
         guard let slot = sockets.index(forKey: socket) else { return drain() }
         sockets.values[slot].noteInbound(
-            at: now, startsHeartbeat: message.namespace != Wire.deviceAuth, pingInterval: settings.heartbeat.pingInterval)
+            at: now, startsHeartbeat: !message.namespace.isWire(Wire.deviceAuth), pingInterval: settings.heartbeat.pingInterval)
 
-        switch message.namespace {
-        case Wire.heartbeat: handleHeartbeat(message, socket: socket)
-        case Wire.connection: handleConnection(message, socket: socket)
-        case Wire.deviceAuth: handleDeviceAuth(message, socket: socket, now: now)
-        default:
-            if message.namespace.hasPrefix(Wire.transportPrefix) {
-                record(.unknownNamespace, "unknown transport namespace; dropped", socket: socket, envelope: message)
-            } else {
-                route(message, socket: socket, now: now)
-            }
+        let namespace = message.namespace
+        if namespace.isWire(Wire.heartbeat) {
+            handleHeartbeat(message, socket: socket)
+        } else if namespace.isWire(Wire.connection) {
+            handleConnection(message, socket: socket)
+        } else if namespace.isWire(Wire.deviceAuth) {
+            handleDeviceAuth(message, socket: socket, now: now)
+        } else if namespace.hasPrefix(Wire.transportPrefix) {
+            record(.unknownNamespace, "unknown transport namespace; dropped", socket: socket, envelope: message)
+        } else {
+            route(message, socket: socket, now: now)
         }
         return drain()
     }
@@ -130,10 +131,11 @@ extension ReceiverEngine {
             return
         }
         if message.destinationId == Wire.platformId {
-            switch message.namespace {
-            case Wire.receiver: handleReceiver(message, socket: socket, now: now)
-            case Wire.multizone: handleMultizone(message, socket: socket)
-            default:
+            if message.namespace.isWire(Wire.receiver) {
+                handleReceiver(message, socket: socket, now: now)
+            } else if message.namespace.isWire(Wire.multizone) {
+                handleMultizone(message, socket: socket)
+            } else {
                 record(.unknownNamespace, "receiver-0 does not listen on this namespace; dropped", socket: socket, envelope: message)
             }
             return
@@ -142,12 +144,12 @@ extension ReceiverEngine {
             record(.notConnected, "the destination app is no longer running; dropped", socket: socket, envelope: message)
             return
         }
-        guard app!.descriptor.namespaces.contains(message.namespace) else {
+        guard app!.descriptor.namespaces.contains(where: { $0.isWire(message.namespace) }) else {
             record(.unknownNamespace, "the app does not listen on this namespace; dropped", socket: socket, envelope: message)
             return
         }
         switch app!.descriptor.behaviour {
-        case .mediaReceiver where message.namespace == Wire.media:
+        case .mediaReceiver where message.namespace.isWire(Wire.media):
             guard app?.media != nil, let (type, fields) = parseTyped(message, socket: socket),
                 let requestId = requestId(fields, message, socket: socket)
             else { return }
