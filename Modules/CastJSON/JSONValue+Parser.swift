@@ -176,7 +176,7 @@ struct JSONParser {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let range = start..<index
-                let string = high ? try makeString(range) : String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+                let string = high ? try makeString(range) : UTF8Text.string(ascii: UnsafeBufferPointer(rebasing: bytes[range]))
                 index += 1
                 return string
             }

@@ -8,6 +8,20 @@
 /// The result is the same: UTF-8 multi-byte sequences consist only of bytes above 0x7F, so the text
 /// is valid exactly when every maximal run of such bytes is.
 package enum UTF8Text {
+    /// The string of `bytes`, which are all ASCII (the caller checked). Made with
+    /// `String(unsafeUninitializedCapacity:initializingUTF8With:)`: a text of up to fifteen bytes (most
+    /// member values: `PLAYING`, `video/mp4`, `en-US`) is then copied into a small string and tested
+    /// for ASCII in two words, where `String(decoding:as:)` scanned it, then built the small string
+    /// byte by byte. Longer text is copied into new storage and scanned once, as before.
+    @inlinable
+    package static func string(ascii bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return "" }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            buffer.baseAddress!.initialize(from: source, count: bytes.count)
+            return bytes.count
+        }
+    }
+
     /// The string, or `nil` when `bytes` is not valid UTF-8.
     @inlinable
     package static func string(validating bytes: UnsafeBufferPointer<UInt8>) -> String? {
