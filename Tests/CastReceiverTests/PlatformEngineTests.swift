@@ -356,6 +356,27 @@ struct PlatformEngineTests {
         #expect(h.engine.violations.map(\.kind) == [.unknownNamespace])
     }
 
+    /// An app's own namespaces are matched with `==`, as the engine always did: a sender's spelling that
+    /// is canonically equivalent but longer in UTF-8 (`e` + U+0301 for `é`) reaches the app; the
+    /// platform's names, matched length first (`Wire.matches`), are not affected (no platform name has a
+    /// character whose equivalent ASCII is a different length).
+    @Test func appNamespacesAreMatchedAsStringsAre() throws {
+        let declared = "urn:x-cast:com.example.caf\u{E9}"
+        let spelled = "urn:x-cast:com.example.cafe\u{301}"
+        #expect(declared == spelled && declared.utf8.count != spelled.utf8.count)
+        var h = EngineHarness { $0.apps = [CastReceiverApp(appId: "ABCD1234", displayName: "Echo", namespaces: [declared], handler: EchoHandler())] }
+        h.open(1)
+        h.connect(1)
+        h.receiver(1, ["type": "LAUNCH", "appId": "ABCD1234", "requestId": 1])
+        h.connect(1, to: h.transportId)
+        let out = h.send(1, ["text": "hi"], namespace: spelled, to: h.transportId)
+        #expect(out.sent.first?.envelope.json == ["echo": ["text": "hi"]])
+        #expect(h.engine.violations.isEmpty)
+        for name in [Wire.connection, Wire.heartbeat, Wire.deviceAuth, Wire.receiver, Wire.media, Wire.multizone] {
+            #expect(name.unicodeScalars.allSatisfy { $0.isASCII && !";`K".unicodeScalars.contains($0) })
+        }
+    }
+
     @Test func receiverStatusBroadcastGoesOnlyToPlatformSubscribers() {
         var h = EngineHarness()
         h.open(1)

@@ -20,15 +20,20 @@ enum Wire {
     static let broadcastId = "*"
 }
 
-extension String {
-    /// `==`, testing the UTF-8 length first (known without reading the text, for native strings and
-    /// literals). The platform's namespaces share their first 27 bytes, which `==` reads before it
-    /// finds two of them different, and the engine tests a message's namespace against several of
-    /// them; equal ones are usually the same `CastWireStrings` constant (the frame decoder hands those
-    /// out), which `==` finds equal at once.
+extension Wire {
+    /// Whether `namespace` is `name`, one of the platform's names above: `==`, with the UTF-8 lengths
+    /// compared first (known without reading the text). The platform's names share their first 27
+    /// bytes, which `==` reads before it finds two of them different, and the engine tests a message's
+    /// namespace against several of them; an equal one is usually the same `CastWireStrings` constant
+    /// (the frame decoder hands those out), which `==` finds equal by its bits.
+    ///
+    /// For these names the answer is `==`'s: a string canonically equivalent to ASCII text that is
+    /// not that text byte for byte holds U+037E, U+1FEF or U+212A (equivalent to `;`, `` ` `` and `K`),
+    /// and no platform name has any of the three. Not for other names: an app's own namespaces are
+    /// compared with `==`.
     @inline(__always)
-    func isWire(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && self == other
+    static func matches(_ namespace: String, _ name: String) -> Bool {
+        namespace.utf8.count == name.utf8.count && namespace == name
     }
 }
 

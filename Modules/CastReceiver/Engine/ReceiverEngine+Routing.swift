@@ -7,14 +7,14 @@ extension ReceiverEngine {
         // In place, found once: copying the socket's state out and storing it back hashed the socket twice.
         guard let slot = sockets.index(forKey: socket) else { return drain() }
         sockets.values[slot].noteInbound(
-            at: now, startsHeartbeat: !message.namespace.isWire(Wire.deviceAuth), pingInterval: settings.heartbeat.pingInterval)
+            at: now, startsHeartbeat: !Wire.matches(message.namespace, Wire.deviceAuth), pingInterval: settings.heartbeat.pingInterval)
 
         let namespace = message.namespace
-        if namespace.isWire(Wire.heartbeat) {
+        if Wire.matches(namespace, Wire.heartbeat) {
             handleHeartbeat(message, socket: socket)
-        } else if namespace.isWire(Wire.connection) {
+        } else if Wire.matches(namespace, Wire.connection) {
             handleConnection(message, socket: socket)
-        } else if namespace.isWire(Wire.deviceAuth) {
+        } else if Wire.matches(namespace, Wire.deviceAuth) {
             handleDeviceAuth(message, socket: socket, now: now)
         } else if namespace.hasPrefix(Wire.transportPrefix) {
             record(.unknownNamespace, "unknown transport namespace; dropped", socket: socket, envelope: message)
@@ -131,9 +131,9 @@ extension ReceiverEngine {
             return
         }
         if message.destinationId == Wire.platformId {
-            if message.namespace.isWire(Wire.receiver) {
+            if Wire.matches(message.namespace, Wire.receiver) {
                 handleReceiver(message, socket: socket, now: now)
-            } else if message.namespace.isWire(Wire.multizone) {
+            } else if Wire.matches(message.namespace, Wire.multizone) {
                 handleMultizone(message, socket: socket)
             } else {
                 record(.unknownNamespace, "receiver-0 does not listen on this namespace; dropped", socket: socket, envelope: message)
@@ -144,12 +144,16 @@ extension ReceiverEngine {
             record(.notConnected, "the destination app is no longer running; dropped", socket: socket, envelope: message)
             return
         }
-        guard app!.descriptor.namespaces.contains(where: { $0.isWire(message.namespace) }) else {
+        // The app's namespaces are its own (`CastReceiverApp.namespaces`), so `==` decides. A first pass
+        // with `Wire.matches` (whose yes is always `==`'s yes) finds a shared platform name by its bits
+        // without reading the names it passes over; only when it finds none does `==` read them.
+        let namespaces = app!.descriptor.namespaces
+        guard namespaces.contains(where: { Wire.matches(message.namespace, $0) }) || namespaces.contains(message.namespace) else {
             record(.unknownNamespace, "the app does not listen on this namespace; dropped", socket: socket, envelope: message)
             return
         }
         switch app!.descriptor.behaviour {
-        case .mediaReceiver where message.namespace.isWire(Wire.media):
+        case .mediaReceiver where Wire.matches(message.namespace, Wire.media):
             guard app?.media != nil, let (type, fields) = parseTyped(message, socket: socket),
                 let requestId = requestId(fields, message, socket: socket)
             else { return }
