@@ -276,10 +276,10 @@ import CastTestSupport
             var string = string
             return string.withUTF8 { UnsafeRawPointer($0.baseAddress) }
         }
-        var recent = RecentWireStrings()
         let shared = [CastWireStrings.connection, CastWireStrings.heartbeat, CastWireStrings.deviceAuth,
                       CastWireStrings.receiver, CastWireStrings.media, CastWireStrings.multizone]
-        for _ in 0..<2 {
+        // A connection's cache (twice: a miss, then a hit) and a one-off decode's, which keeps nothing.
+        for var recent in [RecentWireStrings(), RecentWireStrings(), RecentWireStrings(keeps: false)] {
             for name in shared + ["urn:x-cast:com.google.cast.medib", "urn:x-cast:com.example.chat"] {
                 let body = Self.version + Self.stringField(2, "sender-0") + Self.stringField(3, "receiver-0")
                     + Self.stringField(4, name) + Self.stringType + Self.text

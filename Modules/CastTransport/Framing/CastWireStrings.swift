@@ -6,8 +6,10 @@ import Foundation
 /// instead of a new string, and the modules that compare against the names (the connection's routing,
 /// the emulated receiver's engine) use these constants too. Equal strings that share their storage
 /// compare equal at once, by their bits; equal strings made apart are compared byte by byte, and the
-/// platform's names share their first 27 bytes (`urn:x-cast:com.google.cast.`), which a receiver
-/// compared a dozen times per message.
+/// platform's names share their first 27 bytes (`urn:x-cast:com.google.cast.`). The emulated receiver
+/// compared a media command's namespace with about eight of them (callgrind, `seek-work --side
+/// receiver`: string comparisons 1 664 instructions per SEEK before, 674 after, with the receiver's
+/// length-first test).
 package enum CastWireStrings {
     /// Virtual connections: CONNECT and CLOSE.
     package static let connection = "urn:x-cast:com.google.cast.tp.connection"

@@ -25,16 +25,16 @@ struct RecentWireStrings: Sendable {
         self.keeps = keeps
     }
 
-    /// The string of the UTF-8 in `field`, or `nil` when it is not valid UTF-8.
+    /// The string of the UTF-8 in `field`, or `nil` when it is not valid UTF-8. A platform namespace is
+    /// its one shared constant (see `CastWireStrings`), whether or not this cache keeps strings.
     mutating func string(_ field: UnsafeRawBufferPointer) -> String? {
         guard keeps, field.count <= Self.longest, let start = field.baseAddress else {
-            return UTF8Text.string(validating: field)
+            return CastWireStrings.known(field) ?? UTF8Text.string(validating: field)
         }
         for index in bytes.indices where bytes[index].count == field.count {
             let same = bytes[index].withUnsafeBytes { memcmp($0.baseAddress!, start, field.count) == 0 }
             if same { return strings[index] }
         }
-        // A platform namespace becomes its one shared constant (see `CastWireStrings`).
         guard let string = CastWireStrings.known(field) ?? UTF8Text.string(validating: field) else { return nil }
         if bytes.count < Self.capacity {
             if bytes.isEmpty {
