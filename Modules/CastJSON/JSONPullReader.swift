@@ -46,8 +46,9 @@ import Foundation
     public struct Key {
         /// The name's bytes.
         @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
-        /// Its first eight bytes, little-endian and zero-padded (``JSONKeySet``'s hash and first test),
-        /// taken from the word the reader loaded anyway when it found the name's end.
+        /// Its first eight bytes, little-endian and zero-padded (``JSONKeySet``'s hash and first test):
+        /// one load from the input when the reader found the name's end a word at a time, else
+        /// gathered from the bytes.
         @usableFromInline let head: UInt64
 
         @inlinable
@@ -257,7 +258,8 @@ import Foundation
                 index += special.trailingZeroBitCount >> 3
                 if bytes[index] == UInt8(ascii: "\"") {
                     parser.index = index + 1
-                    // The name's first word is in the input (the scan loaded it): its head without a byte loop.
+                    // The name's first word is in the input (the scan's first word started there): its head
+                    // in one load, without a byte loop.
                     let length = index - start
                     let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start, as: UInt64.self))
                     let head = length >= 8 ? word : word & ((1 &<< (UInt64(truncatingIfNeeded: length) &* 8)) &- 1)

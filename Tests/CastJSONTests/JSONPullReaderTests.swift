@@ -1,3 +1,4 @@
+import CastTestSupport
 import Foundation
 import Testing
 
@@ -81,10 +82,10 @@ import Testing
 
     /// A key set finds every name at its position and nothing else, whichever way the key was read:
     /// names of every length around the eight-byte head, names that share their head and length and
-    /// differ only further on, an empty name, escaped and non-ASCII names, and a name at the very end of
-    /// the input (read byte by byte, not a word at a time). Checked against a plain search of the list.
+    /// differ only further on, an empty name, escaped and non-ASCII names, and names in objects too short
+    /// to read them a word at a time. Checked against a plain search of the list.
     @Test func keySetFindsExactlyItsNames() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: 0x4B45_59)
         let alphabet = Array("ab") + ["é"]
         for round in 0..<200 {
             // Few letters, so names collide in length, head and tail; some repeated (the first position wins).
@@ -98,16 +99,17 @@ import Testing
             probes += names.map { $0 + "b" } + names.map { String($0.dropLast()) }
             for probe in probes {
                 let expected = names.firstIndex(of: probe)
-                // Plain, then escaped (the slow path), then in an input too short for a word (the byte loop).
+                // Plain, then escaped (the decoded-name path), then alone in a short object (names of up to
+                // three bytes, and the tail of longer ones, are read a byte at a time there).
                 let escaped = probe.unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined()
                 for text in [#"{"\#(probe)":0,"pad":"........"}"#, #"{"\#(escaped)":0}"#, #"{"\#(probe)":0}"#] {
-                    let found: Int?? = try? JSONPullReader.readPrefix(text.utf8) { reader throws(JSONError) -> Int? in
+                    let found: Int? = try JSONPullReader.readPrefix(text.utf8) { reader throws(JSONError) -> Int? in
                         _ = try reader.beginObject()
                         let key = try reader.readKey()
                         #expect(key.string == probe)
                         return set.index(of: key)
                     }
-                    #expect(found == .some(expected), "round \(round): \(probe) in \(names)")
+                    #expect(found == expected, "round \(round): \(probe) in \(names)")
                 }
             }
         }

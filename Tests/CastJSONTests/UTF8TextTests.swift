@@ -68,7 +68,8 @@ import Testing
     }
 
     /// The scan for the first byte above 0x7F (thirty-two bytes a round, then eight, then one): every
-    /// position of one such byte in texts of every length up to 80, from every start, and none at all.
+    /// position of one such byte in texts of every length up to 80, found from three starts (the text's,
+    /// halfway to the byte, the byte's own), and none in ASCII text from every start.
     @Test func firstNonASCIIFindsTheFirstHighByte() {
         for count in 0...80 {
             var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: count)
