@@ -219,41 +219,8 @@ final class InboundQueue: Sendable {
     }
 }
 
-/// The last handler of a Cast socket pipeline: hands decoded messages and errors to the core.
-final class CastMessageBridgeHandler: ChannelInboundHandler {
-    typealias InboundIn = CastMessage
-
-    private let core: ChannelTransportCore
-
-    init(core: ChannelTransportCore) { self.core = core }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        core.yield(unwrapInboundIn(data))
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        core.record(ChannelTransportCore.transportError(from: error))
-        context.close(promise: nil)
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is GnuTLSCloseNotifyReceived {
-            // A clean TLS shutdown by the peer: the stream will finish without error.
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        // After the current loop task: the socket can close inside a handler's own write (a flush that
-        // fails), and the handler must not get the end while it is still handling a message.
-        let core = self.core
-        context.eventLoop.execute { core.finish() }
-        context.fireChannelInactive()
-    }
-}
-
 extension Channel {
-    /// Installs the read gate, TLS, framing and the bridge; returns the TLS handler's handshake future.
+    /// Installs the read gate, TLS and the frame handler (framing, and the hand-over to `core`); returns the TLS handler's handshake future.
     func addCastHandlers(
         role: GnuTLSHandler.Role, core: ChannelTransportCore, gate: ReadGateHandler
     ) throws -> (GnuTLSHandler, EventLoopFuture<GnuTLSHandshakeCompleted>) {
@@ -261,8 +228,7 @@ extension Channel {
         let operations = pipeline.syncOperations
         try operations.addHandler(gate)
         try operations.addHandler(tls)
-        try operations.addHandler(ByteToMessageHandler(CastFrameDecoder()))
-        try operations.addHandler(CastMessageBridgeHandler(core: core))
+        try operations.addHandler(CastFrameHandler(core: core))
         return (tls, tls.handshakeFuture!)
     }
 }
