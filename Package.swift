@@ -186,7 +186,8 @@ let package = Package(
         // MARK: Benchmarks (`make bench`, release mode; not part of `make test`)
         .executableTarget(
             name: "castor-bench",
-            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastReceiver"] + nio,
+            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastReceiver"] + nio
+                + [.product(name: "NIOEmbedded", package: "swift-nio")],
             path: "Tests/Benchmarks/CastorBench", swiftSettings: strictSettings),
 
         // MARK: Tests (one target per module)

@@ -1,9 +1,11 @@
 import CastChannels
 import CastJSON
 import CastMedia
-import CastTransport
+@_spi(Benchmarking) import CastTransport
 import Foundation
 import NIOCore
+import NIOEmbedded
+import Synchronization
 
 /// `decode --fixture media_status.json [--millis ms] [--repeats r] [--stage name] [--count n]`: the codec micro-benchmarks, one
 /// thread. The headline is `full`: frame → CastMessage (protobuf) → JSON → ``MediaStatusMessage``,
@@ -36,6 +38,18 @@ enum Decode {
         guard try MediaStatusMessage(utf8: decodedText.utf8) == MediaStatusMessage(json: decodedJSON) else {
             throw BenchError("MediaStatusMessage(utf8:) and MediaStatusMessage(json:) disagree on the fixture")
         }
+
+        // The socket transport's inbound handlers after TLS, on an embedded channel: a frame read → its
+        // message handed to the connection.
+        let inbound = EmbeddedChannel()
+        let delivered = Mutex(0)
+        try CastInboundPipelineBenchmark.install(on: inbound) { event in
+            if case .message(let message) = event, message.namespace == CastNamespace.media.rawValue {
+                delivered.withLock { $0 += 1 }
+            }
+        }
+        try inbound.writeInbound(frame)
+        guard delivered.withLock({ $0 }) == 1 else { throw BenchError("the inbound handlers did not deliver the frame") }
 
         let stages: [(String, () throws -> Void)] = [
             ("full", {
@@ -82,6 +96,7 @@ enum Decode {
                 blackHole(json["type"]?.stringValue)
                 blackHole(try MediaStatusMessage(json: json).first)
             }),
+            ("inbound", { try inbound.writeInbound(frame) }),
             ("envelope", { blackHole(JSONEnvelope(text.utf8)) }),
             ("frame", {
                 var buffer = frame
