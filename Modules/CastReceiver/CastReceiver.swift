@@ -267,22 +267,21 @@ public actor CastReceiver {
                 }
             }
         }
-        // Each message is handled on the receiver's loop, where a socket of its listener decodes it: queued
-        // behind what the loop is doing (so messages from any thread keep their order), never handed to
-        // another thread.
+        connections[socket] = Connection(transport: transport, outbox: continuation, tasks: [writer])
+        // Each message is handled on the receiver's loop, never handed to another thread. A socket of the
+        // receiver's listener decodes its messages there, and each is handled at once, in the read that
+        // decoded it (no task per message); a transport that delivers from another thread (in memory) has
+        // its messages queued behind what the loop is doing, in the order they came. The connection is
+        // registered first: messages that arrived before this method are delivered by this call.
         let loop = self.loop
         transport.deliverInbound { [weak self] event in
             guard let receiver = self else { return }
-            loop.execute {
-                receiver.assumeIsolated { receiver in
-                    switch event {
-                    case .message(let message): receiver.handle(message, from: socket)
-                    case .ended(let error): receiver.transportEnded(socket: socket, error: error)
-                    }
-                }
+            if loop.inEventLoop {
+                receiver.assumeIsolated { $0.serve(event, from: socket) }
+            } else {
+                loop.execute { receiver.assumeIsolated { $0.serve(event, from: socket) } }
             }
         }
-        connections[socket] = Connection(transport: transport, outbox: continuation, tasks: [writer])
         logger.debug("sender connected", metadata: ["socket": "\(socket)", "peer": "\(transport.peerDescription)"])
         rearm()
     }
@@ -311,6 +310,13 @@ public actor CastReceiver {
     }
 
     // MARK: Driving the state machine
+
+    private func serve(_ event: CastInboundEvent, from socket: Int) {
+        switch event {
+        case .message(let message): handle(message, from: socket)
+        case .ended(let error): transportEnded(socket: socket, error: error)
+        }
+    }
 
     func handle(_ message: CastMessage, from socket: Int) {
         guard connections[socket] != nil else { return }
