@@ -17,6 +17,9 @@ struct FrameHandlerTests {
         let events = Mutex<[CastInboundEvent]>([])
         /// Runs on each message the taker is handed, before it returns (to re-enter the pipeline).
         var onMessage: (Int) -> Void = { _ in }
+        /// How many hand-overs are running now, and the most there ever were at once.
+        var depth = 0
+        var maximumDepth = 0
 
         init() throws {
             channel = EmbeddedChannel(handler: CastFrameHandler(core: core))
@@ -27,7 +30,11 @@ struct FrameHandlerTests {
                     events.append(event)
                     return events.count
                 }
-                if case .message = event { self.onMessage(count) }
+                guard case .message = event else { return }
+                self.depth += 1
+                self.maximumDepth = max(self.maximumDepth, self.depth)
+                self.onMessage(count)
+                self.depth -= 1
             }
         }
 
@@ -78,6 +85,8 @@ struct FrameHandlerTests {
         }
         try harness.channel.writeInbound(first)
         #expect(harness.messages == Array(FramingTests.messages[0...2]))
+        // The taker is never called from inside itself: the nested read only appended.
+        #expect(harness.maximumDepth == 1)
     }
 
     @Test func aReEntrantReadCompletesAFrameThatWasWaiting() throws {
@@ -91,6 +100,26 @@ struct FrameHandlerTests {
         }
         try harness.channel.writeInbound(pieces[0])
         #expect(harness.messages == Array(FramingTests.messages[0...1]))
+        #expect(harness.maximumDepth == 1)
+    }
+
+    @Test func framesReadBeforeTheChannelWentInactiveDuringAHandOverStillArriveBeforeTheEnd() throws {
+        // Three frames and half of a fourth in one read; handed the first, the taker closes the channel (as a
+        // write that fails does). The two whole frames already read still come, then the end; the half is dropped.
+        let harness = try Harness()
+        var bytes = try FramingTests.frames(Array(FramingTests.messages[0...2]))
+        let fourth = try FramingTests.frames([FramingTests.messages[3]])
+        var half = Self.chunks(of: fourth, splitAt: [fourth.readableBytes / 2])[0]
+        bytes.writeBuffer(&half)
+        harness.onMessage = { count in
+            if count == 1 { harness.channel.pipeline.fireChannelInactive() }
+        }
+        try harness.channel.writeInbound(bytes)
+        #expect(harness.messages == Array(FramingTests.messages[0...2]))
+        #expect(harness.end == nil)  // the end comes in a later loop turn, after what was handed over
+        harness.channel.embeddedEventLoop.run()
+        #expect(harness.end == .some(nil))
+        #expect(harness.messages == Array(FramingTests.messages[0...2]))
     }
 
     @Test func aFrameOverTheLimitEndsTheConnectionAndNothingAfterItIsDecoded() throws {
@@ -126,6 +155,7 @@ struct FrameHandlerTests {
         try harness.channel.writeInbound(Self.chunks(of: frames, splitAt: [frames.readableBytes - 3])[0])
         #expect(harness.messages == [FramingTests.messages[0]])
         harness.channel.pipeline.fireChannelInactive()
+        #expect(harness.end == nil)  // the end comes in a later loop turn
         harness.channel.embeddedEventLoop.run()
         #expect(harness.messages == [FramingTests.messages[0]])
         // The end of a stream the peer closed is clean; the core says who closed it.

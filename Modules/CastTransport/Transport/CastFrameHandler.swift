@@ -26,6 +26,9 @@ final class CastFrameHandler: ChannelInboundHandler {
     private var decoding = false
     /// Set by the first error: the connection is closing, later bytes are dropped.
     private var failed = false
+    /// Set when the channel went inactive while the loop ran: it decodes the whole frames already read,
+    /// then drops the rest.
+    private var inputEnded = false
 
     init(core: ChannelTransportCore) { self.core = core }
 
@@ -45,6 +48,7 @@ final class CastFrameHandler: ChannelInboundHandler {
         decoding = true
         defer { decoding = false }
         decodeBuffered(context: context)
+        if inputEnded { buffered = nil }
     }
 
     /// Decodes and hands over every complete frame buffered, one at a time: the buffer is touched only
@@ -78,25 +82,18 @@ final class CastFrameHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        // A partial frame left over is dropped: the peer went away mid-frame.
-        buffered = nil
+        // A partial frame left over is dropped: the peer went away mid-frame. While a message is being handed
+        // over (the consumer's write failed and closed the channel), the running loop first decodes the whole
+        // frames already read, as NIO's `ByteToMessageHandler` did; they come before the end, which follows.
+        if decoding {
+            inputEnded = true
+        } else {
+            buffered = nil
+        }
         // After the current loop task: the socket can close inside a handler's own write (a flush that
         // fails), and the handler must not get the end while it is still handling a message.
         let core = self.core
         context.eventLoop.execute { core.finish() }
         context.fireChannelInactive()
-    }
-}
-
-/// What `castor-bench decode --stage inbound` measures: the handlers a socket transport decodes its
-/// bytes with, after TLS, installed on a channel the benchmark drives (an embedded channel, one thread).
-@_spi(Benchmarking)
-public enum CastInboundPipelineBenchmark {
-    /// Adds the frame handler, with a core that hands each decoded message (and the end) to `deliver`,
-    /// to `channel`. Call it on the channel's event loop.
-    public static func install(on channel: any Channel, deliver: @escaping @Sendable (CastInboundEvent) -> Void) throws {
-        let core = ChannelTransportCore()
-        try channel.pipeline.syncOperations.addHandler(CastFrameHandler(core: core))
-        core.deliver(to: deliver)
     }
 }
