@@ -42,6 +42,9 @@ public actor CastReceiver {
         var transport: any CastTransport
         var outbox: AsyncStream<Outgoing>.Continuation
         var tasks: [Task<Void, Never>]
+        /// Events of this socket waiting in the loop's queue (see ``accept(_:)``): while there are any, the
+        /// socket's next events queue behind them.
+        var queued = 0
     }
 
     private enum Outgoing: Sendable {
@@ -50,6 +53,8 @@ public actor CastReceiver {
     }
 
     var engine: ReceiverEngine
+    /// How deep the receiver is in ``perform(_:)``: a socket's event that arrives meanwhile is queued.
+    private var performing = 0
     let clock: ElapsedClock
     /// Whether the clock is the system's, so timers can be tasks on the event loop (see ``rearm()``);
     /// decided once, not with a dynamic cast per request.
@@ -268,16 +273,18 @@ public actor CastReceiver {
             }
         }
         connections[socket] = Connection(transport: transport, outbox: continuation, tasks: [writer])
-        // Each message is handled on the receiver's loop, never handed to another thread. A socket of the
-        // receiver's listener decodes its messages there, and each is handled at once, in the read that
-        // decoded it (no task per message); a transport that delivers from another thread (in memory) has
-        // its messages queued behind what the loop is doing, in the order they came. The connection is
-        // registered first: messages that arrived before this method are delivered by this call.
+        // Each event is handled on the receiver's loop, never handed to another thread. A TLS socket of the
+        // receiver's listener delivers on that loop, from the loop's reads: its message is handled at once, in
+        // the read that decoded it, with no task per message (``serveOrQueue(_:from:)``). Every other transport
+        // (in memory: the sender's thread, which may be this loop in the middle of the receiver's own actions)
+        // has its events queued behind what the loop is doing, in the order they came. The connection is
+        // registered first: events that came before this method are delivered by this call.
         let loop = self.loop
+        let servesInRead = (transport.taskExecutor as? EventLoopTaskExecutor)?.runs(on: loop) ?? false
         transport.deliverInbound { [weak self] event in
             guard let receiver = self else { return }
-            if loop.inEventLoop {
-                receiver.assumeIsolated { $0.serve(event, from: socket) }
+            if servesInRead, loop.inEventLoop {
+                receiver.assumeIsolated { $0.serveOrQueue(event, from: socket) }
             } else {
                 loop.execute { receiver.assumeIsolated { $0.serve(event, from: socket) } }
             }
@@ -310,6 +317,23 @@ public actor CastReceiver {
     }
 
     // MARK: Driving the state machine
+
+    /// An event of a socket that delivers on the receiver's loop: handled now, unless the receiver is
+    /// carrying out actions (a read nested in one of its own writes, as a TLS end of input can fire) or
+    /// events of the same socket already wait in the loop's queue; then it is queued behind them.
+    private func serveOrQueue(_ event: CastInboundEvent, from socket: Int) {
+        if performing == 0, connections[socket]?.queued == 0 {
+            serve(event, from: socket)
+            return
+        }
+        connections[socket]?.queued += 1
+        loop.execute {
+            self.assumeIsolated { receiver in
+                receiver.connections[socket]?.queued -= 1
+                receiver.serve(event, from: socket)
+            }
+        }
+    }
 
     private func serve(_ event: CastInboundEvent, from socket: Int) {
         switch event {
@@ -409,6 +433,8 @@ public actor CastReceiver {
     }
 
     func perform(_ actions: [ReceiverAction]) {
+        performing += 1
+        defer { performing -= 1 }
         let now = clock.now()
         for action in actions {
             switch action {

@@ -13,6 +13,9 @@ package final class EventLoopTaskExecutor: TaskExecutor {
         self.loop = loop
     }
 
+    /// Whether this executor's jobs run on `loop`.
+    package func runs(on loop: any EventLoop) -> Bool { self.loop === loop }
+
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
