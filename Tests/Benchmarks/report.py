@@ -148,7 +148,7 @@ def main():
                                          "goal": "≥2× pychromecast (stretch 5×)", "met": ours / py >= 2,
                                          "frame_bytes": by_label["ours_decode"][0]["data"]["frame_bytes"]}
         stages = {}
-        for key in ("frame_ops", "full_tree_ops", "json_parse_ops", "media_status_from_json_ops", "media_status_from_bytes_ops", "sender_reply_ops", "sender_reply_tree_ops", "envelope_ops",
+        for key in ("frame_ops", "full_tree_ops", "json_parse_ops", "media_status_from_json_ops", "media_status_from_bytes_ops", "sender_reply_ops", "sender_reply_tree_ops", "inbound_ops", "envelope_ops",
                     "frame_encode_ops"):
             values = rates("ours_decode", key)
             if values:
