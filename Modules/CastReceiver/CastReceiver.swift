@@ -278,7 +278,8 @@ public actor CastReceiver {
         // the read that decoded it, with no task per message (``serveOrQueue(_:from:)``). Every other transport
         // (in memory: the sender's thread, which may be this loop in the middle of the receiver's own actions)
         // has its events queued behind what the loop is doing, in the order they came. The connection is
-        // registered first: events that came before this method are delivered by this call.
+        // registered first, so that events that came before this method find it, whether the transport hands
+        // them over during this call (in memory) or in a later task on its loop (TLS).
         let loop = self.loop
         let servesInRead = (transport.taskExecutor as? EventLoopTaskExecutor)?.runs(on: loop) ?? false
         transport.deliverInbound { [weak self] event in
