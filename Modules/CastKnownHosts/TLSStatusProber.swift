@@ -68,8 +68,7 @@ public struct TLSStatusProber: CastDeviceProber {
 
     /// Maps a transport failure to a discovery error, keeping "refused" distinct.
     static func discoveryError(_ error: CastTransportError, host: KnownHost) -> CastDiscoveryError {
-        let text = "\(error) \(error.cause.map { "\($0)" } ?? "")".lowercased()
-        if error.code == .connectFailed && (text.contains("refused") || text.contains("errno: 111")) {
+        if error.isConnectionRefused {
             return CastDiscoveryError(code: .connectionRefused, message: "\(host) refused the connection", cause: error)
         }
         if error.code == .tls {

@@ -60,7 +60,8 @@ public final class TLSCastTransport: CastTransport {
 
     /// Connects and completes the TLS handshake.
     /// - Parameters:
-    ///   - host: an IPv4 or IPv6 address or a host name.
+    ///   - host: an IPv4 or IPv6 address, connected to directly, or a host name, resolved first (NIO's
+    ///     getaddrinfo resolver, then Happy Eyeballs over its answers).
     ///   - port: the Cast port (8009 for devices; groups use others).
     ///   - configuration: the connect timeout.
     ///   - group: the event loop group to use; NIO's shared singleton by default.
@@ -107,7 +108,13 @@ public final class TLSCastTransport: CastTransport {
             }
         let channel: any Channel
         do {
-            channel = try await bootstrap.connect(host: host, port: port).get()
+            // An address (what discovery finds) is connected to as it is. A name goes through NIO's
+            // resolver: getaddrinfo on a dispatch queue, then Happy Eyeballs over the answers.
+            if let address = literalAddress(host, port: port) {
+                channel = try await bootstrap.connect(to: address).get()
+            } else {
+                channel = try await bootstrap.connect(host: host, port: port).get()
+            }
         } catch {
             // When the deadline closed the channel before TCP connected, NIO reports only "I/O on
             // closed channel"; the recorded reason says which deadline passed.
@@ -121,6 +128,15 @@ public final class TLSCastTransport: CastTransport {
             channel.close(promise: nil)
             throw core.closeReason ?? ChannelTransportCore.transportError(from: error)
         }
+    }
+
+    /// `host` as a socket address when it is an IPv4 or IPv6 address; `nil` for a name. An address with a
+    /// zone (`fe80::1%eth0`, link-local from discovery) is left to the resolver too: getaddrinfo reads the
+    /// zone, `inet_pton` does not.
+    static func literalAddress(_ host: String, port: Int) -> SocketAddress? {
+        // Only digits, hex letters, dots and colons can be an address: a name is not even tried.
+        guard host.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" }) else { return nil }
+        return try? SocketAddress(ipAddress: host, port: port)
     }
 
     static func connectError(_ error: any Error, host: String, port: Int, timeout: Duration) -> CastTransportError {

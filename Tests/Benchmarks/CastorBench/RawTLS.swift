@@ -115,7 +115,7 @@ enum RawTLS {
                         try channel.pipeline.syncOperations.addHandler(replies)
                     }
                 }
-                .connect(host: "127.0.0.1", port: port).get()
+                .connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: port)).get()
             try await handshake.futureResult.get()
             return Client(channel: channel, replies: replies)
         }
