@@ -45,6 +45,15 @@ def main():
 
     rows = []
     results = {"measures": {}}
+    # The parts of a goal a row missed, by measure: the table says which (a goal joins several parts).
+    missed = {}
+
+    def judge(measure, parts):
+        """Whether every (name, met) part was met; the names of those missed are kept for the table."""
+        failed = [name for name, ok in parts if not ok]
+        if failed:
+            missed[measure] = failed
+        return not failed
 
     def row(measure, unit, ours, pychromecast, floor, goal, met, note=""):
         ratio_py = pychromecast / ours if ours and pychromecast else None
@@ -59,11 +68,14 @@ def main():
     c_off, c_rep, c_py, c_floor = (samples(l) for l in ("ours_connect_off", "ours_connect_report", "py_connect", "floor_connect"))
     if c_off:
         ours, py, floor, rep = (statistics.median(s) / 1000 for s in (c_off, c_py, c_floor, c_rep))
-        row("connect → RECEIVER_STATUS (device auth off)", "ms median", ours, py, floor,
+        measure = "connect → RECEIVER_STATUS (device auth off)"
+        row(measure, "ms median", ours, py, floor,
             # ≥10× pychromecast and ≤2× the floor (the first round's goals); issue 19 tightened the floor
             # ratio to 1.2×.
-            "≥10× faster than pychromecast; ≤1.2× floor", py / ours >= 10 and ours / floor <= 1.2,
-            f"{len(c_off)} connects each ({args.rounds} alternating rounds × {args.connect_runs})")
+            "≥10× faster than pychromecast; ≤1.2× floor",
+            judge(measure, [("≥10× pychromecast", py / ours >= 10), ("≤1.2× floor", ours / floor <= 1.2)]),
+            f"{len(c_off)} connects each ({args.rounds} alternating rounds × {args.connect_runs}); "
+            f"the floor's own connect is {py / floor:.1f}× faster than pychromecast's")
         row("connect → RECEIVER_STATUS (device auth .report)", "ms median", rep, py, floor, "(default policy; not a goal)", None,
             "the emulated receiver has no device credentials yet: it answers the challenge with AuthError, "
             "so this is the challenge round trip plus the report, not a signature and chain check")
@@ -91,9 +103,11 @@ def main():
             text = f"{len(ours_s)} SEEKs each{note}"
             if name == "median":
                 text += f"; round medians (µs): Castor {rounds_text('ours_seek' + suffix)}, floor {rounds_text('floor_rtt' + suffix)}"
-            row(f"SEEK → MEDIA_STATUS{title} ({name})", f"ms {name}", ours, py, floor,
+            measure = f"SEEK → MEDIA_STATUS{title} ({name})"
+            row(measure, f"ms {name}", ours, py, floor,
                 f"≤{limit}× floor; ahead of pychromecast" if goal else nongoal,
-                (ours / floor <= limit and ours < py) if goal else None, text)
+                judge(measure, [(f"≤{limit}× floor", ours / floor <= limit), ("ahead of pychromecast", ours < py)]) if goal else None,
+                text)
 
     s_ours = samples("ours_seek")
     seek_rows("", "", f" ({args.seek_rounds} alternating rounds × {args.seeks}); reply latency 0")
@@ -162,12 +176,15 @@ def main():
         per_device_held = (h["rss_held_kib"] - h["rss_before_kib"]) / h["devices"]
         threads = {label: (d["devices"], d["threads_before"], d["threads_connected"], d["threads_held"])
                    for label, d in hold.items() if label != "hold_floor"}
-        # Independent of N: ten times the devices may add at most the two lazily started threads of
-        # NIO's blocking pool (name resolution), never threads per device.
+        # Independent of N: ten times the devices may add at most two threads that start lazily (a
+        # cooperative pool worker libdispatch adds while connects queue up), never threads per device.
+        # (Until the nineteenth round, connecting to an address also started NIO's resolver queues.)
         small = hold.get("hold_tenth", h)
         independent = max(h["threads_connected"], h["threads_held"]) <= max(small["threads_connected"], small["threads_held"]) + 2
-        met = max(per_device, per_device_held) <= 64 and independent and h["connect_s"] <= 2 and h["running_after_hold"] == h["devices"]
-        rows.append((f"{h['devices']} devices held (auth off)", "KiB/device", max(per_device, per_device_held), None, None, None, None,
+        measure = f"{h['devices']} devices held (auth off)"
+        met = judge(measure, [("≤64 KiB/device", max(per_device, per_device_held) <= 64), ("threads independent of N", independent),
+                              ("all connected ≤2 s", h["connect_s"] <= 2), ("all still running", h["running_after_hold"] == h["devices"])])
+        rows.append((measure, "KiB/device", max(per_device, per_device_held), None, None, None, None,
                      "≤64 KiB/device; threads independent of N; all connected ≤2 s", met,
                      f"connected in {h['connect_s']:.2f} s; threads (before/connected/held) "
                      f"{'; '.join(f'N={t[0]}: {t[1]}/{t[2]}/{t[3]}' for t in threads.values())}; "
@@ -196,7 +213,8 @@ def main():
 
     header = ("measure", "unit", "Castor", "pychromecast", "floor", "py/Castor", "Castor/floor", "goal", "met")
     table = [header] + [(m, u, fmt(o), fmt(p), fmt(f), fmt(rp) + ("×" if rp else ""), fmt(rf) + ("×" if rf else ""), g,
-                         "—" if met is None else ("yes" if met else "NO")) for (m, u, o, p, f, rp, rf, g, met, _n) in rows]
+                         "—" if met is None else ("yes" if met else "NO: " + "; ".join(missed.get(m, ["?"]))))
+                        for (m, u, o, p, f, rp, rf, g, met, _n) in rows]
     markdown = ["| " + " | ".join(r) + " |" for r in table]
     markdown.insert(1, "|" + "---|" * len(header))
     notes = [f"- {r[0]}: {r[9]}" for r in rows if r[9]]
@@ -221,7 +239,7 @@ def main():
         "release_build_seconds": args.build_seconds,
         "runs": {"connect_rounds": args.rounds, "connects_per_round": args.connect_runs, "seek_rounds": args.seek_rounds,
                  "seeks_per_round": args.seeks, "devices": args.devices},
-        "table_markdown": "\n".join(markdown), "notes": notes,
+        "table_markdown": "\n".join(markdown), "notes": notes, "missed": missed,
         "raw": [json.loads(line) for line in open(args.raw, encoding="utf-8")],
     })
     with open(args.out, "w", encoding="utf-8") as out:
