@@ -70,19 +70,21 @@ public final class TLSCastTransport: CastTransport {
         host: String, port: Int = 8009, configuration: Configuration = .init(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws(CastTransportError) -> TLSCastTransport {
-        let core = ChannelTransportCore()
         let timeout = TimeAmount.nanoseconds(Int64(configuration.connectTimeout.components.seconds) * 1_000_000_000
             + configuration.connectTimeout.components.attoseconds / 1_000_000_000)
         let deadline = NIODeadline.now() + timeout
-        let handshakeBox = HandshakeBox()
+        // A name with several addresses can start several attempts (Happy Eyeballs): each channel gets its
+        // own core, so the attempts that lose (closed by NIO) touch nothing of the one that connected.
+        let attempts = ConnectAttempts()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(timeout)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    let core = ChannelTransportCore()
                     let (_, handshake) = try channel.addCastHandlers(
                         role: .client, core: core, gate: ReadGateHandler(core: core, unsentLimit: nil))
-                    handshakeBox.future.withLock { $0 = handshake }
+                    attempts.add(channel, core: core, handshake: handshake)
                     // The handshake's deadline is decided on the event loop, where the handshake
                     // completes: whichever of the two comes first wins, however late this task
                     // resumes (a busy cooperative pool must not turn a finished handshake into a
@@ -118,9 +120,12 @@ public final class TLSCastTransport: CastTransport {
         } catch {
             // When the deadline closed the channel before TCP connected, NIO reports only "I/O on
             // closed channel"; the recorded reason says which deadline passed.
-            throw core.closeReason ?? connectError(error, host: host, port: port, timeout: configuration.connectTimeout)
+            throw attempts.closeReason ?? connectError(error, host: host, port: port, timeout: configuration.connectTimeout)
         }
-        let handshake = handshakeBox.future.withLock { $0 }!
+        guard let (core, handshake) = attempts.take(channel) else {
+            channel.close(promise: nil)
+            throw CastTransportError(code: .connectFailed, message: "Connecting to \(host):\(port) gave a channel that was never set up")
+        }
         do {
             let completed = try await handshake.get()
             return TLSCastTransport(channel: channel, core: core, handshake: completed)
@@ -131,8 +136,7 @@ public final class TLSCastTransport: CastTransport {
     }
 
     /// `host` as a socket address when it is an IPv4 or IPv6 address; `nil` for a name. An address with a
-    /// zone (`fe80::1%eth0`, link-local from discovery) is left to the resolver too: getaddrinfo reads the
-    /// zone, `inet_pton` does not.
+    /// zone (`fe80::1%eth0`, link-local from discovery) goes to the resolver, as every host did before.
     static func literalAddress(_ host: String, port: Int) -> SocketAddress? {
         // Only digits, hex letters, dots and colons can be an address: a name is not even tried.
         guard host.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" }) else { return nil }
@@ -208,8 +212,27 @@ public final class TLSCastTransport: CastTransport {
 }
 
 /// Carries the handshake future out of the channel initializer.
-private final class HandshakeBox: Sendable {
-    let future = Mutex<EventLoopFuture<GnuTLSHandshakeCompleted>?>(nil)
+/// The channels a connect set up (one, or one per address Happy Eyeballs tried), each with its core and
+/// handshake.
+private final class ConnectAttempts: Sendable {
+    private let attempts = Mutex<[ObjectIdentifier: (core: ChannelTransportCore, handshake: EventLoopFuture<GnuTLSHandshakeCompleted>)]>([:])
+
+    func add(_ channel: any Channel, core: ChannelTransportCore, handshake: EventLoopFuture<GnuTLSHandshakeCompleted>) {
+        attempts.withLock { $0[ObjectIdentifier(channel)] = (core, handshake) }
+    }
+
+    /// The connected channel's core and handshake; the other attempts are forgotten.
+    func take(_ channel: any Channel) -> (core: ChannelTransportCore, handshake: EventLoopFuture<GnuTLSHandshakeCompleted>)? {
+        attempts.withLock { attempts in
+            defer { attempts.removeAll() }
+            return attempts[ObjectIdentifier(channel)]
+        }
+    }
+
+    /// Why an attempt ended, when one recorded it (its deadline passed): the reason a failed connect reports.
+    var closeReason: CastTransportError? {
+        attempts.withLock { attempts in attempts.values.lazy.compactMap { $0.core.closeReason }.first }
+    }
 }
 
 /// Whether the handshake finished (either way) before the connect deadline.
