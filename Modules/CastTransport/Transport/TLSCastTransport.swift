@@ -136,7 +136,7 @@ public final class TLSCastTransport: CastTransport {
     }
 
     /// `host` as a socket address when it is an IPv4 or IPv6 address; `nil` for a name. An address with a
-    /// zone (`fe80::1%eth0`, link-local from discovery) goes to the resolver, as every host did before.
+    /// zone (`fe80::1%eth0`, link-local from discovery) goes to the resolver, whose getaddrinfo reads the zone.
     static func literalAddress(_ host: String, port: Int) -> SocketAddress? {
         // Only digits, hex letters, dots and colons can be an address: a name is not even tried.
         guard host.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" }) else { return nil }
