@@ -19,6 +19,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "CastJSON", targets: ["CastJSON"]),
+        .library(name: "CastDeviceProfiles", targets: ["CastDeviceProfiles"]),
         .library(name: "CastTransport", targets: ["CastTransport"]),
         .library(name: "CastChannels", targets: ["CastChannels"]),
         .library(name: "CastMetadata", targets: ["CastMetadata"]),
@@ -68,6 +69,9 @@ let package = Package(
 
         // MARK: Libraries
         .target(name: "CastJSON", path: "Modules/CastJSON", swiftSettings: strictSettings),
+        // What each model of Cast device decodes, and the vocabulary of media (codecs, streams, containers):
+        // shared by the emulated receiver and by senders that plan conversions. No dependencies.
+        .target(name: "CastDeviceProfiles", path: "Modules/CastDeviceProfiles", swiftSettings: strictSettings),
         .target(
             name: "CastTransport",
             dependencies: ["CGnuTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -199,6 +203,7 @@ let package = Package(
             path: "Tests/InteropTests",
             exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py", "mpris_other_sender.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),
+        .testTarget(name: "CastDeviceProfilesTests", dependencies: ["CastDeviceProfiles"], path: "Tests/CastDeviceProfilesTests"),
         .testTarget(
             name: "CastTransportTests",
             dependencies: ["CastTestSupport", "CastTransport", "CastJSON", .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
