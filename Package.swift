@@ -20,6 +20,7 @@ let package = Package(
     products: [
         .library(name: "CastJSON", targets: ["CastJSON"]),
         .library(name: "CastDeviceProfiles", targets: ["CastDeviceProfiles"]),
+        .library(name: "CastStreaming", targets: ["CastStreaming"]),
         .library(name: "CastTransport", targets: ["CastTransport"]),
         .library(name: "CastChannels", targets: ["CastChannels"]),
         .library(name: "CastMetadata", targets: ["CastMetadata"]),
@@ -64,6 +65,10 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", path: "Modules/CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Nettle's AES (a dependency of GnuTLS already on every machine that has it) for Cast Streaming's
+        // per-frame AES-128-CTR.
+        .systemLibrary(
+            name: "CNettle", path: "Modules/CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"])]),
         .systemLibrary(
             name: "CDBus", path: "Modules/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
 
@@ -72,6 +77,12 @@ let package = Package(
         // What each model of Cast device decodes, and the vocabulary of media (codecs, streams, containers):
         // shared by the emulated receiver and by senders that plan conversions. No dependencies.
         .target(name: "CastDeviceProfiles", path: "Modules/CastDeviceProfiles", swiftSettings: strictSettings),
+        // Cast Streaming (screen mirroring): the RTP/RTCP wire format, per-frame AES-CTR, OFFER/ANSWER,
+        // and the stream receiver and sender state machines. No sockets: the emulated receiver and the
+        // mirroring sender run them.
+        .target(
+            name: "CastStreaming", dependencies: ["CNettle", "CastJSON"],
+            path: "Modules/CastStreaming", swiftSettings: strictSettings),
         .target(
             name: "CastTransport",
             dependencies: ["CGnuTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -204,6 +215,9 @@ let package = Package(
             exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py", "mpris_other_sender.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(name: "CastDeviceProfilesTests", dependencies: ["CastDeviceProfiles"], path: "Tests/CastDeviceProfilesTests"),
+        .testTarget(
+            name: "CastStreamingTests", dependencies: ["CastStreaming", "CastJSON", "CastTestSupport"],
+            path: "Tests/CastStreamingTests", exclude: ["OpenScreen"]),
         .testTarget(
             name: "CastTransportTests",
             dependencies: ["CastTestSupport", "CastTransport", "CastJSON", .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
