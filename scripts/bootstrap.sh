@@ -9,7 +9,7 @@ set -euo pipefail
 mode="${1:-build}"
 cd "$(dirname "$0")/.."
 
-packages=(libavahi-client-dev libgnutls28-dev libxml2-dev libcurl4-openssl-dev libdbus-1-dev pkg-config)
+packages=(libavahi-client-dev libgnutls28-dev libxml2-dev libcurl4-openssl-dev libdbus-1-dev nettle-dev pkg-config)
 if [ "$mode" = test ]; then
   packages+=(avahi-daemon avahi-utils dbus iptables iproute2 curl python3-venv openssl)
   packages+=(vlc-bin vlc-plugin-base ffmpeg python3-pychromecast playerctl)
@@ -28,9 +28,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "$mode" = test ]; then
-  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pychromecast, zeroconf, catt, nichromecast' 2>/dev/null; then
-    echo "bootstrap: creating .venv with pychromecast 14.x, catt and nichromecast"
+  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pychromecast, zeroconf, catt, nichromecast, cast_sender' 2>/dev/null; then
+    echo "bootstrap: creating .venv with pychromecast 14.x, catt, nichromecast and Open Screen's cast-sender"
     python3 -m venv .venv
-    .venv/bin/pip install -q --disable-pip-version-check 'pychromecast>=14,<15' 'zeroconf' 'catt' 'nichromecast'
+    # cast-sender: Google's Open Screen Cast Streaming sender (Python 3.11 bindings of cast/standalone_sender).
+    .venv/bin/pip install -q --disable-pip-version-check 'pychromecast>=14,<15' 'zeroconf' 'catt' 'nichromecast' 'cast-sender==1.2.0'
   fi
 fi

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CastJSON
 import CastReceiver
+import CastStreaming
 import Foundation
 import Logging
 
@@ -93,6 +94,24 @@ struct CastReceiverCommand: AsyncParsableCommand {
         discussion: "Senders that verify devices trust it: castctl --trust-root FILE --require-genuine."))
     var exportTrustRoot: String?
 
+    @Option(help: ArgumentHelp(
+        "Write each screen-mirroring session's streams to DIR/session-N/ as files ffmpeg plays.",
+        discussion: "VP8/VP9/AV1 as IVF, H.264/HEVC as Annex B, Opus as Ogg, AAC as ADTS, with session.json (codecs, counters, lip sync).",
+        valueName: "DIR"))
+    var mirrorRecord: String?
+
+    @Option(help: "The video codecs mirroring takes, in order of preference (vp8, vp9, h264, hevc, av1).")
+    var mirrorVideoCodecs = "vp8,h264"
+
+    @Option(help: "The UDP port mirroring sessions receive on; 0 picks a free one per session.")
+    var mirrorPort = 0
+
+    @Option(help: "The UDP port the ANSWER names, when packets come through a forwarder (default: the bound port).")
+    var mirrorAnswerPort: Int?
+
+    @Option(help: "Seconds without a packet after which a mirroring session ends.")
+    var mirrorIdleTimeout = 10.0
+
     @Option(help: "The HTTP port of /setup/eureka_info (devices: 8008); 0 serves none.")
     var eurekaPort = 8008
 
@@ -111,6 +130,15 @@ struct CastReceiverCommand: AsyncParsableCommand {
         for (name, value) in [("--eureka-port", eurekaPort), ("--eureka-tls-port", eurekaTlsPort)] where !(0...65_535).contains(value) {
             throw ValidationError("\(name) must be in 0...65535")
         }
+        for name in mirrorVideoCodecs.split(separator: ",") {
+            guard let codec = StreamingCodec(name: String(name)), codec.isVideo else {
+                throw ValidationError("--mirror-video-codecs: \(name) is not one of vp8, vp9, h264, hevc, av1")
+            }
+            _ = codec
+        }
+        if !(0...65_535).contains(mirrorPort) { throw ValidationError("--mirror-port must be in 0...65535") }
+        if let mirrorAnswerPort, !(1...65_535).contains(mirrorAnswerPort) { throw ValidationError("--mirror-answer-port must be in 1...65535") }
+        if !(mirrorIdleTimeout > 0) { throw ValidationError("--mirror-idle-timeout must be positive") }
         for app in echoApps {
             let parts = app.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, !parts[0].isEmpty, parts[1].hasPrefix("urn:x-cast:") else {
@@ -166,7 +194,11 @@ struct CastReceiverCommand: AsyncParsableCommand {
                 apps: apps, volumeLevel: volume, deviceCredentials: loaded.credentials,
                 mediaFetching: fetchMedia ? CastReceiverMediaFetching(timeout: .milliseconds(Int(fetchTimeout * 1000))) : nil,
                 defaultMediaDuration: defaultDuration > 0 ? .milliseconds(Int(defaultDuration * 1000)) : nil,
-                eureka: CastReceiverEureka(httpPort: eurekaPort, httpsPort: eurekaTlsPort))
+                eureka: CastReceiverEureka(httpPort: eurekaPort, httpsPort: eurekaTlsPort),
+                mirroring: CastReceiverMirroring(
+                    videoCodecs: mirrorVideoCodecs.split(separator: ",").compactMap { StreamingCodec(name: String($0)) },
+                    port: mirrorPort, advertisedPort: mirrorAnswerPort,
+                    idleTimeout: .milliseconds(Int(mirrorIdleTimeout * 1000)), recordDirectory: mirrorRecord))
             let advertiser = advertise ? try AvahiAdvertiser(listeningOn: candidate) : nil
             let receiver = CastReceiver(configuration: configuration, advertiser: advertiser, logger: logger)
             do {
@@ -194,10 +226,24 @@ struct CastReceiverCommand: AsyncParsableCommand {
         let fetchPrinter = fetchMedia ? Task {
             for await fetch in await receiver.fetchEvents() { say("cast-receiver: fetch \(fetch)") }
         } : nil
+        let mirroringPrinter = Task {
+            for await session in await receiver.mirroringUpdates() {
+                if let ended = session.ended {
+                    say("cast-receiver: mirroring session \(session.number) ended (\(ended))")
+                    for stream in session.streams {
+                        say("cast-receiver: mirroring stream \(stream)" + (stream.recording.map { " → \($0)" } ?? ""))
+                    }
+                } else {
+                    let streams = session.streams.map { "\($0.codec.isVideo ? "video" : "audio") \($0.codec)" }.joined(separator: ", ")
+                    say("cast-receiver: mirroring session \(session.number) negotiated: \(streams)")
+                }
+            }
+        }
 
         await waitForTermination()
         await receiver.stop()
         await fetchPrinter?.value
+        await mirroringPrinter.value
         let violations = await receiver.violations
         say("cast-receiver: stopped; \(violations.count) violation(s)")
         for violation in violations { say("cast-receiver: violation \(violation)") }

@@ -1,4 +1,5 @@
 import CastJSON
+import CastStreaming
 import CastTransport
 import Foundation
 import Logging
@@ -31,7 +32,7 @@ public actor CastReceiver {
     /// The device description this receiver was created with.
     public nonisolated let configuration: CastReceiverConfiguration
     /// The event loop the receiver runs on, and its sockets with it.
-    private nonisolated let loop: any EventLoop
+    nonisolated let loop: any EventLoop
 
     /// Runs the receiver on its event loop.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
@@ -66,6 +67,8 @@ public actor CastReceiver {
     private var nextSocket = 1
     private var timer: ArmedTimer?
     private var armedDeadline: Duration?
+    /// When the timer last fired (its deadlines must be later than that).
+    private var lastTimerFire: Duration?
     private var listener: (any CastReceiverListener)?
     private var listenerEventsTask: Task<Void, Never>?
     private var advertisedStatus: String?
@@ -80,6 +83,11 @@ public actor CastReceiver {
     var fetchSubscribers: [Int: AsyncStream<CastReceiverFetch>.Continuation] = [:]
     var fetchTasks: [Int: Task<Void, Never>] = [:]
     var nextFetchId = 1
+    /// The mirroring session's UDP socket and recorder, while a mirroring app runs.
+    var streaming: StreamingSocket?
+    /// Mirroring sessions that ended, oldest first.
+    var endedMirroringSessions: [CastReceiverMirroringSession] = []
+    var mirroringSubscribers: [Int: AsyncStream<CastReceiverMirroringSession>.Continuation] = [:]
 
     /// Creates a receiver. Nothing listens until ``start()``; ``accept(_:)`` works at once.
     /// - Parameters:
@@ -93,8 +101,11 @@ public actor CastReceiver {
     ) {
         self.configuration = configuration
         self.loop = MultiThreadedEventLoopGroup.singleton.next()
-        self.engine = ReceiverEngine(settings: ReceiverEngine.Settings(configuration))
-        self.clock = ElapsedClock(configuration.clock)
+        var settings = ReceiverEngine.Settings(configuration)
+        let clock = ElapsedClock(configuration.clock)
+        settings.ntpTimeline = NTPTimeline(local: clock.now(), wallClock: .seconds(Date().timeIntervalSince1970))
+        self.engine = ReceiverEngine(settings: settings)
+        self.clock = clock
         self.timersOnLoop = configuration.clock is ContinuousClock || configuration.clock is SuspendingClock
         self.fetcher = configuration.mediaFetching.map { MediaFetcher(settings: $0, clock: ElapsedClock(configuration.clock)) }
         self.advertiser = advertiser
@@ -227,6 +238,9 @@ public actor CastReceiver {
             await connection.transport.close()
         }
         stopFetching()
+        endStreaming(final: engine.mirroringSnapshot)
+        for subscriber in mirroringSubscribers.values { subscriber.finish() }
+        mirroringSubscribers = [:]
         if wasAdvertised, let advertiser { await advertiser.stop() }
     }
 
@@ -460,6 +474,8 @@ public actor CastReceiver {
                 startFetching(plan)
             case .warn(let text):
                 logger.error("\(text)")
+            case .openStreamingPort, .closeStreamingPort, .sendDatagram, .mirroring:
+                performStreaming(action)
             }
         }
     }
@@ -478,7 +494,11 @@ public actor CastReceiver {
     /// cancellation and a new task, two wake-ups of other threads on a device that should run on one.
     /// An injected clock (a test's manual clock) is slept on by a task, as only it knows its time.
     func rearm() {
-        guard phase != .stopped, let deadline = engine.nextDeadline else { return }
+        guard phase != .stopped, var deadline = engine.nextDeadline else { return }
+        // A deadline that is already past when it is armed again means a machine reported one it had acted
+        // on; firing it at once, again and again, would keep the loop running timers and never reading its
+        // sockets. Such a deadline waits a millisecond (and is a bug of the machine, caught by its tests).
+        if let fired = lastTimerFire, deadline <= fired { deadline = fired + .milliseconds(1) }
         if let armed = armedDeadline, armed <= deadline, timer != nil { return }
         timer?.cancel()
         armedDeadline = deadline
@@ -505,6 +525,7 @@ public actor CastReceiver {
     private func timerFired() {
         timer = nil
         armedDeadline = nil
+        lastTimerFire = clock.now()
         guard phase != .stopped else { return }
         let before = engine.violations.count
         perform(engine.tick(now: clock.now()))

@@ -58,6 +58,8 @@ public struct CastReceiverConfiguration: Sendable {
     /// stops (1 MiB) and how long it may stay so before it is dropped (10 s), the accept back-off
     /// when descriptors run out and the descriptors accepting leaves free (16). Deadlines run on ``clock``.
     public var connectionLimits: CastTransportServer.Limits
+    /// How the device takes Cast Streaming (screen and audio mirroring): codecs, limits, where to record.
+    public var mirroring: CastReceiverMirroring
 
     /// Creates a configuration; every parameter has a realistic default.
     public init(
@@ -71,7 +73,8 @@ public struct CastReceiverConfiguration: Sendable {
         protocolVersion: Int = 5, tlsCredentials: TLSCredentials? = nil,
         deviceCredentials: CastDeviceCredentials? = nil, mediaFetching: CastReceiverMediaFetching? = nil,
         defaultMediaDuration: Duration? = nil, eureka: CastReceiverEureka? = nil,
-        connectionLimits: CastTransportServer.Limits = CastTransportServer.Limits()
+        connectionLimits: CastTransportServer.Limits = CastTransportServer.Limits(),
+        mirroring: CastReceiverMirroring = CastReceiverMirroring()
     ) {
         self.name = name
         self.model = model ?? (kind.isGroup ? "Google Cast Group" : kind.hasVideoOutput ? "Chromecast" : "Chromecast Audio")
@@ -94,6 +97,7 @@ public struct CastReceiverConfiguration: Sendable {
         self.defaultMediaDuration = defaultMediaDuration
         self.eureka = eureka
         self.connectionLimits = connectionLimits
+        self.mirroring = mirroring
     }
 }
 

@@ -10,6 +10,7 @@ public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible
             case notConnected, unknownNamespace, malformedPayload, missingRequestId
             case invalidConnect, unexpectedMessage, invalidFrame, heartbeatTimeout, unsupportedAuthMessage
             case refusedRequest, handshakeTimeout, notReading
+            case malformedPacket, flood
         }
         private let base: Base
         /// A non-transport message on a virtual connection that was never opened with CONNECT
@@ -41,6 +42,11 @@ public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible
         /// The sender stopped reading its replies: more than the unsent-bytes limit stayed queued for
         /// it past the limit's timeout; the socket was closed.
         public static let notReading = Kind(base: .notReading)
+        /// A Cast Streaming datagram (RTP or RTCP) that is malformed or belongs to no negotiated stream;
+        /// dropped. Recorded one by one up to a limit per session, then only counted.
+        public static let malformedPacket = Kind(base: .malformedPacket)
+        /// A Cast Streaming sender sent more datagrams a second than the device reads; the session was ended.
+        public static let flood = Kind(base: .flood)
         /// The kind's name.
         public var description: String { base.rawValue }
     }

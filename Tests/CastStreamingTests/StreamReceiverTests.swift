@@ -128,10 +128,14 @@ struct StreamReceiverTests {
         // Frame 1 loses its second packet for good; frame 2 depends on it.
         for packet in sender.packets(1) where packet.packetID != 1 { _ = receiver.receive(packet, at: .milliseconds(34)) }
         for packet in sender.packets(2) { _ = receiver.receive(packet, at: .milliseconds(67)) }
-        // Frame 1 is due at 33 + 100 ms: nothing decodable after it, so the receiver asks for a key frame.
+        // Frame 1 is due at 33 + 100 ms with nothing decodable after it: it may still complete, so the
+        // receiver waits a quarter of the playout delay, then asks for a key frame.
         let due = receiver.tick(now: .milliseconds(134))
         #expect(Self.played(due).isEmpty)
-        #expect(try Self.hasPictureLoss(due))
+        #expect(try !Self.hasPictureLoss(due))
+        #expect(receiver.nextDeadline == .nanoseconds(33_333_333 + 100_000_000 + 25_000_000))
+        let stuck = receiver.tick(now: .milliseconds(160))
+        #expect(try Self.hasPictureLoss(stuck))
         #expect(receiver.statistics.pictureLossIndications == 1)
         // The sender answers with a key frame (3): frames 1 and 2 are skipped, 3 plays.
         var actions: [StreamReceiver.Action] = []
@@ -142,6 +146,26 @@ struct StreamReceiverTests {
         #expect(try Self.feedback(actions).last?.checkpoint == 3)
         // No picture loss asked again once the key frame came.
         #expect(try !Self.hasPictureLoss(receiver.tick(now: .seconds(1))))
+    }
+
+    @Test("A frame that fell due and cannot be skipped is not reported as a deadline again (no timer loop)")
+    func noPastDeadlines() throws {
+        var sender = try FakeSender()
+        var receiver = Self.receiver(sender, delay: .milliseconds(100))
+        _ = receiver.receive(sender.report(at: .zero), at: .zero)
+        for packet in sender.packets(0, key: true) { _ = receiver.receive(packet, at: .milliseconds(1)) }
+        for packet in sender.packets(1) where packet.packetID != 1 { _ = receiver.receive(packet, at: .milliseconds(34)) }
+        var now = Duration.milliseconds(34)
+        // Follow the deadlines as a shell does: each is later than the instant before, for a second.
+        var ticks = 0
+        while let deadline = receiver.nextDeadline, deadline <= .seconds(1) {
+            #expect(deadline > now, "deadline \(deadline) at \(now)")
+            now = deadline
+            _ = receiver.tick(now: now)
+            ticks += 1
+            if ticks > 100 { break }
+        }
+        #expect(ticks < 50, "\(ticks) ticks in a second: feedback every 30 ms and the frame's two instants")
     }
 
     @Test("Before a sender report, packet 0 is refused; the window, SSRC and packet count are enforced")

@@ -150,7 +150,11 @@ enum Peers {
         let lib = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib")
         let versions = (try? files.contentsOfDirectory(atPath: lib.path)) ?? []
         return versions.contains { version in
-            files.fileExists(atPath: lib.appendingPathComponent("\(version)/site-packages/\(package)/__init__.py").path)
+            let site = lib.appendingPathComponent("\(version)/site-packages")
+            if files.fileExists(atPath: site.appendingPathComponent("\(package)/__init__.py").path) { return true }
+            // A module that is one extension file (cast_sender.cpython-311-x86_64-linux-gnu.so).
+            let entries = (try? files.contentsOfDirectory(atPath: site.path)) ?? []
+            return entries.contains { $0.hasPrefix(package + ".") && $0.hasSuffix(".so") }
         }
     }
 

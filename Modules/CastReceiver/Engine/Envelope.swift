@@ -1,4 +1,5 @@
 import CastJSON
+import CastStreaming
 import CastTransport
 import Foundation
 
@@ -13,6 +14,8 @@ enum Wire {
     static let receiver = CastWireStrings.receiver
     static let media = CastWireStrings.media
     static let multizone = CastWireStrings.multizone
+    static let webrtc = StreamingMessage.namespace
+    static let remoting = StreamingMessage.remotingNamespace
     static let transportPrefix = "urn:x-cast:com.google.cast.tp."
 
     static let platformId = "receiver-0"
@@ -47,6 +50,27 @@ enum ReceiverAction: Sendable, Hashable {
     case fetch(MediaFetchPlan)
     /// Something went wrong on the device's side (not the sender's): for the receiver's log.
     case warn(String)
+    /// Bind a UDP port for the mirroring app's session, then call `ReceiverEngine.streamingPortOpened`
+    /// (or `streamingPortFailed`).
+    case openStreamingPort(appSessionId: String, port: Int)
+    /// Close the mirroring session's UDP port.
+    case closeStreamingPort
+    /// Send this datagram to the mirroring sender's address.
+    case sendDatagram([UInt8])
+    /// Something happened in a mirroring session (for the recorder, the log and the API).
+    case mirroring(MirroringEvent)
+}
+
+/// What the shell learns of a mirroring session.
+enum MirroringEvent: Sendable, Hashable {
+    /// A session was negotiated.
+    case started(CastReceiverMirroringSession)
+    /// A stream played a frame.
+    case frame(stream: Int, codec: StreamingCodec, ReceivedFrame)
+    /// A stream skipped frames.
+    case skipped(stream: Int, ClosedRange<FrameID>)
+    /// The session ended (its last state).
+    case ended(CastReceiverMirroringSession)
 }
 
 extension Duration {

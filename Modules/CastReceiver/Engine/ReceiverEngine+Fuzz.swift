@@ -101,7 +101,7 @@ import Foundation
                 }
             case .close(let socket):
                 open.remove(socket)
-            case .fetch, .warn:
+            case .fetch, .warn, .openStreamingPort, .closeStreamingPort, .sendDatagram, .mirroring:
                 break
             }
         }

@@ -88,6 +88,9 @@ extension ReceiverEngine {
         if app?.descriptor.appId != appId {
             stopRunningApp()
             app = launchInstance(of: descriptor)
+            if case .mirroring = descriptor.behaviour, let session = app?.sessionId {
+                actions.append(.openStreamingPort(appSessionId: session, port: settings.mirroring.port))
+            }
         }
         broadcastReceiverStatus(requestId: requestId)
     }
@@ -105,6 +108,11 @@ extension ReceiverEngine {
     /// Stops the running app: CLOSE from its transport to every sender connected to it.
     mutating func stopRunningApp() {
         guard let running = app else { return }
+        if var mirroring = running.mirroring {
+            mirroring.end("the app stopped")
+            if let session = mirroring.snapshot { actions.append(.mirroring(.ended(session))) }
+            actions.append(.closeStreamingPort)
+        }
         for socket in sockets.keys.sorted() {
             guard var state = sockets[socket] else { continue }
             for connection in state.connections.keys.sorted(by: { $0.peer < $1.peer }) where connection.local == running.transportId {

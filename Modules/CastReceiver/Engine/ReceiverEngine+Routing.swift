@@ -186,6 +186,8 @@ extension ReceiverEngine {
                     }
                 }
             }
+        case .mirroring:
+            handleMirroringMessage(message, socket: socket, now: now)
         case .mediaReceiver, .idleScreen:
             // Namespaces real apps list but never answer (cac, debugoverlay, sse): accepted, no reply.
             break

@@ -1,5 +1,6 @@
-import CastTransport
 import CastJSON
+import CastStreaming
+import CastTransport
 import Foundation
 
 /// The whole emulated device as a pure state machine: sockets and their virtual connections,
@@ -23,6 +24,10 @@ struct ReceiverEngine: Sendable {
         var fetchesMedia = false
         /// The duration (seconds) of BUFFERED media nobody gave one.
         var defaultMediaDuration: Double?
+        /// How the mirroring apps take Cast Streaming.
+        var mirroring = CastReceiverMirroring()
+        /// The wall clock at engine time zero, for the NTP times of RTCP reports.
+        var ntpTimeline = NTPTimeline(local: .zero, wallClock: .zero)
 
         init() {}
 
@@ -38,6 +43,7 @@ struct ReceiverEngine: Sendable {
             tlsCertificateDER = configuration.tlsCredentials?.certificateDER
             fetchesMedia = configuration.mediaFetching != nil
             defaultMediaDuration = configuration.defaultMediaDuration.map(\.seconds)
+            mirroring = configuration.mirroring
         }
     }
 
@@ -89,6 +95,8 @@ struct ReceiverEngine: Sendable {
             case mediaReceiver
             case idleScreen
             case custom(any CastReceiverAppHandler)
+            /// Cast Streaming (screen or audio mirroring).
+            case mirroring(audioOnly: Bool)
         }
         var appId: String
         var displayName: String
@@ -103,6 +111,7 @@ struct ReceiverEngine: Sendable {
         var sessionId: String
         var transportId: String
         var media: MediaPlayerModel?
+        var mirroring: MirroringModel?
 
         /// Where the app's messages come from, without the rest of it.
         var address: AppAddress { AppAddress(sessionId: sessionId, transportId: transportId) }
@@ -117,6 +126,10 @@ struct ReceiverEngine: Sendable {
     static let defaultMediaReceiverId = "CC1AD845"
     static let audioMediaReceiverId = "705D30C6"
     static let backdropId = "E8C28D3C"
+    /// Cast Streaming, audio and video (Chrome's tab and screen mirroring).
+    static let mirroringId = "0F5096E8"
+    /// Cast Streaming, audio only.
+    static let audioMirroringId = "85CDB22F"
 
     var settings: Settings
     var sockets: [Int: SocketState] = [:]
@@ -133,6 +146,8 @@ struct ReceiverEngine: Sendable {
     var violations: [CastReceiverViolation] = []
     private var mediaSeed: SplitMix64
     var actions: [ReceiverAction] = []
+    /// How many mirroring sessions this device has started (to number them).
+    var mirroringCount = 0
     /// Who sent each media request held for fetching, by app session and token.
     var fetchRequesters: [FetchKey: (socket: Int, sender: String)] = [:]
 
@@ -175,6 +190,11 @@ struct ReceiverEngine: Sendable {
                 statusText: "Cast Media Player", namespaces: [Wire.media], isIdleScreen: false,
                 behaviour: .mediaReceiver)
         }
+        for (appId, audioOnly) in [(Self.mirroringId, false), (Self.audioMirroringId, true)] where settings.kind.hasVideoOutput || audioOnly {
+            apps[appId] = AppDescriptor(
+                appId: appId, displayName: "Chrome Mirroring", statusText: audioOnly ? "Casting audio" : "Casting tab",
+                namespaces: [Wire.webrtc, Wire.remoting], isIdleScreen: false, behaviour: .mirroring(audioOnly: audioOnly))
+        }
         for custom in settings.apps {
             apps[custom.appId] = AppDescriptor(
                 appId: custom.appId, displayName: custom.displayName, statusText: custom.statusText,
@@ -193,7 +213,13 @@ struct ReceiverEngine: Sendable {
             media?.fetchesMedia = settings.fetchesMedia
             media?.defaultDuration = settings.defaultMediaDuration
         }
-        return RunningApp(descriptor: descriptor, sessionId: session, transportId: session, media: media)
+        var mirroring: MirroringModel?
+        if case .mirroring(let audioOnly) = descriptor.behaviour {
+            mirroringCount += 1
+            mirroring = MirroringModel(settings: settings.mirroring, audioOnly: audioOnly, number: mirroringCount,
+                                       appSessionId: session, ntpTimeline: settings.ntpTimeline)
+        }
+        return RunningApp(descriptor: descriptor, sessionId: session, transportId: session, media: media, mirroring: mirroring)
     }
 
     /// The running app's status text for the TXT record's `rs` (empty when idle).
@@ -290,6 +316,7 @@ struct ReceiverEngine: Sendable {
         func consider(_ deadline: Duration) {
             if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
+        if let streaming = app?.mirroring?.nextDeadline { consider(streaming) }
         let silence = settings.heartbeat.silenceTimeout
         for state in sockets.values { consider(state.nextTimer(silenceTimeout: silence)) }
         return earliest
@@ -311,6 +338,7 @@ struct ReceiverEngine: Sendable {
         // Only when playback has something due: copying the running app out and back for nothing cost
         // every request (each runs the timers first) a few thousand instructions.
         advanceMediaIfDue(now: now)
+        if let due = app?.mirroring?.nextDeadline, due <= now { runMirroring { $0.tick(now: now) } }
     }
 
     /// Drops silent sockets and sends the PINGs due, in socket order.

@@ -10,8 +10,9 @@
 /// It follows Open Screen's receiver (`cast/streaming/receiver.cc`): a window of at most
 /// ``maximumPendingFrames`` frames beyond the last one played; packet 0 of a frame is held back until
 /// a sender report has placed the stream in time; feedback every 30 ms while frames are incomplete,
-/// every 500 ms otherwise; an incomplete frame that is due is skipped when a later whole frame does
-/// not depend on it.
+/// every 500 ms otherwise (and within 30 ms of a packet that shows an earlier frame is missing pieces,
+/// where Open Screen waits for the next report); an incomplete frame that is due is skipped when a
+/// later whole frame does not depend on it, and a key frame is asked for when it stays stuck.
 public struct StreamReceiver: Sendable {
     /// What the receiver needs to know about the stream, from the OFFER and ANSWER.
     public struct Configuration: Sendable {
@@ -89,6 +90,8 @@ public struct StreamReceiver: Sendable {
     private var reportBlockPending = false
     private var nacked: Set<PacketKey> = []
     private var sequence = SequenceStatistics()
+    /// The latest `now` an input carried: a due time at or before it has been acted on already.
+    private var evaluatedAt: Duration?
 
     private struct PacketKey: Hashable, Sendable {
         var frame: Int64
@@ -102,11 +105,26 @@ public struct StreamReceiver: Sendable {
     }
 
     /// The next instant ``tick(now:)`` has something to do: feedback, or a frame that falls due.
+    ///
+    /// Always later than the last input's `now`: a frame that fell due and could not be skipped (nothing
+    /// decodable after it yet) was acted on then, and only a new packet changes that, so its due time
+    /// is not reported again (a deadline in the past would have the shell call ``tick(now:)`` in a loop).
     public var nextDeadline: Duration? {
         var earliest = nextFeedback
-        if let due = nextDueIncompleteFrame, earliest.map({ due < $0 }) ?? true { earliest = due }
+        func consider(_ instant: Duration) {
+            guard evaluatedAt.map({ instant > $0 }) ?? true, earliest.map({ instant < $0 }) ?? true else { return }
+            earliest = instant
+        }
+        if let due = nextDueIncompleteFrame {
+            consider(due)
+            if !pictureLost { consider(due + pictureLossGrace) }
+        }
         return earliest
     }
+
+    /// How long a frame may stay due and incomplete, with nothing decodable after it, before a key frame
+    /// is asked for: a quarter of the target playout delay.
+    private var pictureLossGrace: Duration { configuration.targetDelay / 4 }
 
     /// The frame after the last played, its playout time, when it is incomplete and placed in time.
     private var nextDueIncompleteFrame: Duration? {
@@ -119,6 +137,7 @@ public struct StreamReceiver: Sendable {
 
     /// An RTP packet arrived.
     public mutating func receive(_ packet: RTPPacket, at now: Duration) -> [Action] {
+        evaluatedAt = max(evaluatedAt ?? now, now)
         guard packet.ssrc == configuration.senderSSRC else {
             statistics.packetsRefused += 1
             return []
@@ -185,6 +204,12 @@ public struct StreamReceiver: Sendable {
         }
         if entry.isComplete { entry.completedAt = now }
         pending[frameID.value] = entry
+        // A packet of a later frame while an earlier one still misses pieces: that frame lost a packet
+        // (or it is still on its way). Feedback with its NACKs goes out within the NACK interval rather
+        // than at the next half-second report, so the retransmission can still arrive in time.
+        if checkpoint.advanced(by: 1) < frameID, let due = nextFeedback, due > now + Self.nackInterval {
+            nextFeedback = now + Self.nackInterval
+        }
         var actions: [Action] = []
         if entry.isComplete {
             if entry.isKeyFrame {
@@ -202,6 +227,7 @@ public struct StreamReceiver: Sendable {
 
     /// An RTCP datagram arrived (its packets, parsed). Only the sender report for this stream is used.
     public mutating func receive(_ packets: [RTCPPacket], at now: Duration) -> [Action] {
+        evaluatedAt = max(evaluatedAt ?? now, now)
         var sawReport = false
         for case .senderReport(let report) in packets where report.ssrc == configuration.senderSSRC {
             let rtp = rtpExpander.expand(report.rtpTimestamp)
@@ -218,6 +244,7 @@ public struct StreamReceiver: Sendable {
 
     /// Time passed: sends feedback when it is due and skips frames that are due and still incomplete.
     public mutating func tick(now: Duration) -> [Action] {
+        evaluatedAt = max(evaluatedAt ?? now, now)
         var actions = release(at: now)
         if let due = nextFeedback, due <= now { actions += feedback(at: now) }
         return actions
@@ -226,6 +253,7 @@ public struct StreamReceiver: Sendable {
     /// Asks the sender for a key frame (a decoder lost the picture); sends at once unless already asked
     /// since the last key frame.
     public mutating func requestKeyFrame(at now: Duration) -> [Action] {
+        evaluatedAt = max(evaluatedAt ?? now, now)
         guard configuration.sendsPictureLoss, !pictureLost else { return [] }
         pictureLost = true
         return feedback(at: now)
@@ -248,8 +276,10 @@ public struct StreamReceiver: Sendable {
             // can be decoded without it.
             guard let entry = pending[next.value], let capture = entry.captureTime, capture + delay(for: next) <= now else { break }
             guard let target = firstIndependentWholeFrame(after: next) else {
-                // Stuck behind a loss with nothing decodable after it: ask for a key frame to skip to.
-                if configuration.sendsPictureLoss, !pictureLost, lastKeyFrame != nil {
+                // Stuck behind a loss with nothing decodable after it. A late frame usually completes a moment
+                // later; one still stuck a quarter of the playout delay after it was due gets a key frame asked
+                // for, to skip to (a decoder that cannot go on asks the same).
+                if configuration.sendsPictureLoss, !pictureLost, lastKeyFrame != nil, capture + delay(for: next) + pictureLossGrace <= now {
                     pictureLost = true
                     actions += feedback(at: now)
                 }
