@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "CastJSON", targets: ["CastJSON"]),
         .library(name: "CastDeviceProfiles", targets: ["CastDeviceProfiles"]),
         .library(name: "CastStreaming", targets: ["CastStreaming"]),
+        .library(name: "CastMirroring", targets: ["CastMirroring"]),
         .library(name: "CastTransport", targets: ["CastTransport"]),
         .library(name: "CastChannels", targets: ["CastChannels"]),
         .library(name: "CastMetadata", targets: ["CastMetadata"]),
@@ -69,6 +70,11 @@ let package = Package(
         // per-frame AES-128-CTR.
         .systemLibrary(
             name: "CNettle", path: "Modules/CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"])]),
+        // The field's encoders for Cast Streaming: libvpx (VP8, VP9) and libopus, for CastMirroring only.
+        .systemLibrary(
+            name: "CVPX", path: "Modules/CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
+        .systemLibrary(
+            name: "COpus", path: "Modules/COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(
             name: "CDBus", path: "Modules/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
 
@@ -83,6 +89,13 @@ let package = Package(
         .target(
             name: "CastStreaming", dependencies: ["CNettle", "CastJSON"],
             path: "Modules/CastStreaming", swiftSettings: strictSettings),
+        // Mirroring a screen, a file or the desktop's sound to a device over Cast Streaming: sources,
+        // encoders (libvpx, libopus), and the session that launches the mirroring app and streams.
+        .target(
+            name: "CastMirroring",
+            dependencies: ["CastStreaming", "CastChannels", "CastJSON", "CastTransport", "CVPX", "COpus",
+                           .product(name: "Logging", package: "swift-log")] + nio,
+            path: "Modules/CastMirroring", swiftSettings: strictSettings),
         .target(
             name: "CastTransport",
             dependencies: ["CGnuTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -172,7 +185,7 @@ let package = Package(
             name: "castctl",
             dependencies: [
                 "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
-                "CastReceiver", "ChatChannel", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
+                "CastReceiver", "ChatChannel", "CastMirroring", "CastStreaming", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
                 "CastMPRIS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -216,6 +229,10 @@ let package = Package(
                       "cast_sender_driver.py", "udp_lossy_relay.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(name: "CastDeviceProfilesTests", dependencies: ["CastDeviceProfiles"], path: "Tests/CastDeviceProfilesTests"),
+        .testTarget(
+            name: "CastMirroringTests", dependencies: ["CastMirroring", "CastStreaming", "CastChannels", "CastTransport", "CastReceiver",
+                                                       "CastJSON", "CastTestSupport"],
+            path: "Tests/CastMirroringTests"),
         .testTarget(
             name: "CastStreamingTests", dependencies: ["CastStreaming", "CastJSON", "CastTestSupport"],
             path: "Tests/CastStreamingTests", exclude: ["OpenScreen"]),

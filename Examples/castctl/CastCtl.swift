@@ -14,6 +14,6 @@ struct CastCtl: AsyncParsableCommand {
         subcommands: [
             Demo.self, Status.self, Launch.self, Stop.self, Volume.self, Load.self, Play.self, Pause.self,
             Seek.self, Rate.self, Tracks.self, Queue.self, AppCommand.self, Cast.self, Watch.self, Discover.self, Tui.self, Mpris.self,
-            Auth.self,
+            Auth.self, Mirror.self, AudioMirror.self,
         ])
 }

@@ -61,6 +61,10 @@ public struct CastNamespace: Sendable, Hashable, CustomStringConvertible {
     public static let media = CastNamespace(builtIn: CastWireStrings.media)
     /// Speaker groups.
     public static let multizone = CastNamespace(builtIn: CastWireStrings.multizone)
+    /// Cast Streaming's session messages (OFFER, ANSWER) with the mirroring apps.
+    public static let webrtc = CastNamespace(builtIn: "urn:x-cast:com.google.cast.webrtc")
+    /// Cast Streaming's remoting RPC.
+    public static let remoting = CastNamespace(builtIn: "urn:x-cast:com.google.cast.remoting")
 
     /// Whether this is a transport namespace (`urn:x-cast:com.google.cast.tp.`), which needs no virtual connection.
     public var isTransport: Bool { rawValue.hasPrefix("urn:x-cast:com.google.cast.tp.") }

@@ -1,3 +1,4 @@
+import CastStreaming
 import Foundation
 import CastHTTP
 import NIOHTTP1

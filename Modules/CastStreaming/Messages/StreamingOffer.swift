@@ -113,6 +113,10 @@ public struct OfferedStream: Sendable, Hashable {
         public var description: String { "\(width)x\(height)" }
     }
 
+    /// The DSCP Open Screen's sender asks the receiver to mark its RTCP with (`receiverRtcpDscp`):
+    /// 34 (AF41, the class for interactive video).
+    public static let receiverRTCPDSCP = 34
+
     /// The default target delay when the OFFER gives none or an out-of-range one (milliseconds).
     public static let defaultTargetDelay = 400
 
@@ -209,7 +213,7 @@ public struct OfferedStream: Sendable, Hashable {
             "codecName": .string(codec.name), "channels": JSONValue(channels), "rtpPayloadType": JSONValue(Int(payloadType)),
             "rtpProfile": .string(rtpProfile ?? "cast"), "ssrc": JSONValue(Int(ssrc)), "targetDelay": JSONValue(targetDelay),
             "aesKey": .string(Self.hex(aesKey)), "aesIvMask": .string(Self.hex(aesIvMask)),
-            "receiverRtcpEventLog": .bool(receiverRtcpEventLog), "receiverRtcpDscp": .string(""),
+            "receiverRtcpEventLog": .bool(receiverRtcpEventLog), "receiverRtcpDscp": JSONValue(Self.receiverRTCPDSCP),
             "timeBase": .string("1/\(timeBase)"), "codecParameter": .string(codecParameter ?? ""),
         ]
         if codec.isVideo {

@@ -1,10 +1,10 @@
-/// An injected `Clock` seen as "time since the receiver was created", which is what the state
-/// machines count in.
-struct ElapsedClock: Sendable {
-    let now: @Sendable () -> Duration
-    let sleep: @Sendable (_ until: Duration) async throws -> Void
+/// An injected `Clock` seen as "time since this value was created", which is what the state
+/// machines count in (the emulated receiver's engine, the streaming senders and receivers).
+package struct ElapsedClock: Sendable {
+    package let now: @Sendable () -> Duration
+    package let sleep: @Sendable (_ until: Duration) async throws -> Void
 
-    init(_ clock: any Clock<Duration>) {
+    package init(_ clock: any Clock<Duration>) {
         self = Self.make(clock)
     }
 

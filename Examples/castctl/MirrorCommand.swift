@@ -1,0 +1,138 @@
+import ArgumentParser
+import CastChannels
+import CastJSON
+import CastMirroring
+import CastStreaming
+import Foundation
+
+/// `castctl mirror`: mirror a source (a test pattern, the screen, a file) to a device over Cast Streaming.
+struct Mirror: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Mirror a test pattern, the screen or a file to a device over Cast Streaming (as Chrome mirrors a tab).",
+        discussion: """
+            SOURCE is `test` (a moving pattern and a 1 kHz tone: no screen needed). Pictures are encoded with libvpx \
+            (VP8, or VP9 with --codec vp9) and sound with libopus, and streamed over UDP with Cast Streaming: the \
+            device plays them --target-delay behind the source (400 ms by default), asks again for lost packets, and \
+            the bit rate follows what it acknowledges. castctl streams until --duration runs out or Ctrl-C, then stops \
+            the mirroring app.
+
+            Exit status: 0 the mirroring ran to its end (or Ctrl-C stopped it); 1 it could not start (connect, launch, \
+            OFFER refused or unanswered, arguments); 3 the device stopped answering; 4 the mirroring app was stopped on \
+            the device; 6 the source or an encoder failed.
+            """)
+
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "What to mirror: test.") var source: String
+    @Flag(help: "Mirror the pictures without the sound.") var noAudio = false
+    @Option(help: "The video codec: vp8 or vp9.") var codec = "vp8"
+    @Option(help: "Milliseconds the device plays behind the source.") var targetDelay = 400
+    @Option(help: "Seconds to mirror; until Ctrl-C when not given.") var duration: Double?
+    @Option(help: "The picture size of the test pattern, WIDTHxHEIGHT.") var size = "640x360"
+    @Option(help: "Frames per second of the test pattern.") var frameRate = 30
+    @Option(help: "The highest video bit rate, in kbit/s.") var maxBitrate = 5_000
+
+    func validate() throws {
+        guard ["vp8", "vp9"].contains(codec) else {
+            throw ValidationError("--codec must be vp8 or vp9 (H.264 needs an encoder this build does not have)")
+        }
+        guard source == "test" else { throw ValidationError("SOURCE must be test") }
+        guard parsedSize != nil else { throw ValidationError("--size must be WIDTHxHEIGHT with even numbers, e.g. 1280x720") }
+        guard (1...120).contains(frameRate) else { throw ValidationError("--frame-rate must be 1...120") }
+        guard (50...5_000).contains(targetDelay) else { throw ValidationError("--target-delay must be 50...5000 ms") }
+        if let duration { guard duration > 0 else { throw ValidationError("--duration must be positive") } }
+    }
+
+    var parsedSize: (Int, Int)? {
+        let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] >= 16, parts[1] >= 16, parts[0] % 2 == 0, parts[1] % 2 == 0 else { return nil }
+        return (parts[0], parts[1])
+    }
+
+    func run() async throws {
+        let (width, height) = parsedSize!
+        let video: any VideoSource = TestPatternSource(width: width, height: height, frameRate: frameRate)
+        let audio: (any AudioSource)? = noAudio ? nil : ToneSource()
+        let options = CastMirroringOptions(
+            videoCodec: StreamingCodec(name: codec)!, maximumVideoBitRate: maxBitrate * 1000,
+            initialVideoBitRate: min(2_000_000, maxBitrate * 1000), targetDelay: .milliseconds(targetDelay))
+        try await MirroringRun(device: device, duration: duration).run(video: video, audio: audio, options: options)
+    }
+}
+
+/// `castctl audio`: play the desktop's sound (or a test tone) on a device over Cast Streaming.
+struct AudioMirror: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audio",
+        abstract: "Play sound on a device over Cast Streaming (the audio mirroring app): a test tone.",
+        discussion: """
+            With --source test (the default) a 1 kHz tone is sent. The sound is encoded with libopus and streamed with \
+            Cast Streaming to the audio mirroring app (85CDB22F), which speakers and groups run too.
+
+            Exit status: as castctl mirror.
+            """)
+
+    @OptionGroup var device: DeviceOptions
+    @Option(help: "Where the sound comes from: test.") var source = "test"
+    @Option(help: "Milliseconds the device plays behind the source.") var targetDelay = 400
+    @Option(help: "Seconds to play; until Ctrl-C when not given.") var duration: Double?
+
+    func validate() throws {
+        guard source == "test" else { throw ValidationError("--source must be test") }
+        if let duration { guard duration > 0 else { throw ValidationError("--duration must be positive") } }
+    }
+
+    func run() async throws {
+        try await MirroringRun(device: device, duration: duration)
+            .run(video: nil, audio: ToneSource(), options: CastMirroringOptions(targetDelay: .milliseconds(targetDelay)))
+    }
+}
+
+/// The part `mirror` and `audio` share: connect, start the session, follow it, stop on Ctrl-C.
+struct MirroringRun {
+    var device: DeviceOptions
+    var duration: Double?
+
+    func run(video: (any VideoSource)?, audio: (any AudioSource)?, options: CastMirroringOptions) async throws {
+        try await Output.run {
+            let interrupted = SignalFlag()
+            let host = try await device.target().host
+            let outcome: Result<CastMirroringStatistics, StreamingError> = try await device.withConnection { connection, _ in
+                let session: CastMirroringSession
+                do {
+                    session = try await CastMirroringSession.start(
+                        connection: connection, host: host, video: video, audio: audio, options: options, logger: Output.logger)
+                } catch {
+                    FileHandle.standardError.write(Data("castctl: \(error)\n".utf8))
+                    throw ExitCode.failure
+                }
+                CommandBudget.current?.settle()
+                let streams = session.offer.streams.filter { session.answer.sendIndexes.contains($0.index) }
+                    .map { "\($0.codec.isVideo ? "video" : "audio") \($0.codec)" }.joined(separator: ", ")
+                if !device.json { print("castctl: mirroring \(streams) to UDP port \(session.answer.udpPort)") }
+                fflush(nil)
+                let runner = Task { () -> Result<CastMirroringStatistics, StreamingError> in
+                    do throws(StreamingError) {
+                        return .success(try await session.run(for: duration.map { .milliseconds(Int64($0 * 1000)) }))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                let finished = await interrupted.wait(orUntil: Task { _ = await runner.value; return true })
+                if finished == .interrupted { await session.stop() }
+                return await runner.value
+            }
+            switch outcome {
+            case .success(let statistics):
+                Output.print(["event": "ended", "statistics": .string(statistics.description)],
+                             text: "castctl: mirroring ended: \(statistics)", json: device.json)
+            case .failure(let error):
+                FileHandle.standardError.write(Data("castctl: \(error)\n".utf8))
+                switch error.code {
+                case .receiverStopped: throw ExitCode(error.message.contains("stopped the mirroring app") ? SessionExit.takenOver.rawValue : SessionExit.lost.rawValue)
+                case .captureFailed, .encoderFailed: throw ExitCode(6)
+                default: throw ExitCode.failure
+                }
+            }
+        }
+    }
+}
