@@ -114,7 +114,7 @@ let package = Package(
             path: "Modules/CastDIAL", swiftSettings: strictSettings),
         .target(
             name: "CastReceiver",
-            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastHTTP",
+            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastHTTP", "CastDeviceProfiles",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOHTTP1", package: "swift-nio")] + nio,
@@ -236,7 +236,7 @@ let package = Package(
         .testTarget(
             name: "CastReceiverTests",
             dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
-                           "CastMedia", "CastQueue", "CastHTTP",
+                           "CastMedia", "CastQueue", "CastHTTP", "CastDeviceProfiles",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
             path: "Tests/CastReceiverTests"),
