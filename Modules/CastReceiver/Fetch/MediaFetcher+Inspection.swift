@@ -1,55 +1,72 @@
-/// What the fetches of one held request found: the first failure, and the durations read from the media.
+import CastDeviceProfiles
+
+/// What the fetches of one held request found: the first failure, and what was read from the media.
 struct MediaFetchOutcome: Sendable, Hashable {
     var failure: MediaFetchFailure?
     /// By media URL.
     var durations: [String: ProbedDuration] = [:]
+    /// How each media item can be sought, by media URL.
+    var seekability: [String: MediaSeekability] = [:]
 }
 
 extension MediaFetcher {
-    /// The most follow-up requests one media item may cost (a `moov` at the end, an Ogg tail, a variant playlist).
-    static let maximumProbeRequests = 3
+    /// The most follow-up requests one media item may cost (a `moov` at the end, an Ogg tail, a
+    /// second track's header, an HLS variant playlist and its first segment).
+    static let maximumProbeRequests = 6
 
-    /// Fetches one target; for media that passed its checks and whose sender gave no duration, reads
-    /// its duration from the bytes fetched,
-    /// making at most ``maximumProbeRequests`` follow-up requests (each recorded as a `.probe` fetch).
+    /// Fetches one target; for media that passed its checks, inspects it like the device's player:
+    /// its duration when the sender gave none (and for a manifest), its codecs when the device
+    /// profile decides what plays, and how it can be sought, making at most
+    /// ``maximumProbeRequests`` follow-up requests (each recorded as a `.probe` fetch). Media the
+    /// profile cannot play fails the fetch with ``CastReceiverError/Code/unsupportedMedia``.
     func fetchAndProbe(
         _ target: MediaFetchPlan.Target, requestId: Int, record: @escaping @Sendable (CastReceiverFetch) async -> Void
     ) async -> CastReceiverFetch {
         var fetched = await fetch(target, requestId: requestId)
-        guard target.kind == .media, target.probesDuration, fetched.succeeded else { return fetched }
-        var url = target.url
-        var contentType = fetched.contentType
-        var data = ProbeBytes(prefix: fetched.body, totalLength: Self.totalLength(of: fetched))
+        guard target.kind == .media, fetched.succeeded else { return fetched }
+        let wantsCodecs = !profile.acceptsEverything
+        var inspection = MediaInspection(
+            url: target.url, first: Self.inspectionResponse(fetched), declaredContentType: target.contentType,
+            wantsDuration: target.probesDuration, wantsCodecs: wantsCodecs, segmentPrefix: settings.mediaPrefixLength,
+            maximumRequests: Self.maximumProbeRequests)
         for _ in 0...Self.maximumProbeRequests {
-            switch MediaDurationProbe.probe(data, contentType: contentType, url: url) {
-            case .found(.seconds(let seconds)):
-                fetched.duration = seconds
-                return fetched
-            case .found(.live):
-                fetched.isLive = true
-                return fetched
-            case .unknown:
-                return fetched
-            case .needsBytes(let range):
-                guard range.count <= MediaDurationProbe.followUpLimit else { return fetched }
-                let more = await fetch(
-                    MediaFetchPlan.Target(kind: .probe, url: url, requiresCORS: false), requestId: requestId, range: range)
+            switch inspection.next() {
+            case .fetch(let url, let range):
+                let more = await fetch(MediaFetchPlan.Target(kind: .probe, url: url, requiresCORS: false), requestId: requestId, range: range)
                 await record(more)
-                guard more.succeeded, more.statusCode == 206 else { return fetched }
-                data.add(more.body, at: range.lowerBound)
-            case .followPlaylist(let reference):
-                url = HLSPlaylistProbe.resolve(reference, against: url)
-                guard MediaFetchPlan.isFetchable(url) else { return fetched }
-                let variant = await fetch(
-                    MediaFetchPlan.Target(kind: .probe, url: url, requiresCORS: false), requestId: requestId,
-                    range: 0...(MediaDurationProbe.followUpLimit - 1))
-                await record(variant)
-                guard variant.succeeded else { return fetched }
-                contentType = variant.contentType
-                data = ProbeBytes(prefix: variant.body, totalLength: Self.totalLength(of: variant))
+                inspection.received(more.succeeded ? Self.inspectionResponse(more) : nil, for: url, range: range)
+            case .finished(let probed):
+                apply(probed, to: &fetched, probesDuration: target.probesDuration, decides: wantsCodecs)
+                return fetched
             }
         }
         return fetched
+    }
+
+    /// Copies what the inspection found into the record, and decides with the device profile.
+    private func apply(_ probed: ProbedMedia, to fetched: inout CastReceiverFetch, probesDuration: Bool, decides: Bool) {
+        switch probed.duration {
+        case .seconds(let seconds) where probesDuration: fetched.duration = seconds
+        case .live: fetched.isLive = true
+        default: break
+        }
+        fetched.seekability = probed.seekability
+        guard decides else { return }
+        let decision = probed.alternatives.isEmpty
+            ? probed.description.map { ($0, profile.support(for: $0, hdmiPassthrough: hdmiPassthrough)) }
+            : profile.support(forAlternatives: probed.alternatives, hdmiPassthrough: hdmiPassthrough)
+        guard let (media, support) = decision else { return }
+        fetched.media = media
+        if let reason = support.refusalReason {
+            fetched.error = CastReceiverError(code: .unsupportedMedia, message: reason)
+        }
+    }
+
+    /// A fetch record as the inspection reads it.
+    static func inspectionResponse(_ fetch: CastReceiverFetch) -> MediaInspection.Response {
+        MediaInspection.Response(
+            statusCode: fetch.statusCode, contentType: fetch.contentType, body: fetch.body, totalLength: totalLength(of: fetch),
+            acceptsRanges: fetch.statusCode == 206 || fetch.acceptsRanges)
     }
 
     /// The resource's full size: the total of `Content-Range` (`bytes 0-99/1234`), else the body of a
