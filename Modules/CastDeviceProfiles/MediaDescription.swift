@@ -132,7 +132,7 @@ public struct SubtitleStreamDescription: Sendable, Hashable, CustomStringConvert
 /// What a media resource holds: its container and its streams.
 ///
 /// Made by ffprobe on the sender's side and by the emulated receiver's byte-level probes on the
-/// device's side; ``CastDeviceProfile/support(for:)`` decides what a device plays of it.
+/// device's side; ``CastDeviceProfile/support(for:hdmiPassthrough:)`` decides what a device plays of it.
 public struct MediaDescription: Sendable, Hashable, CustomStringConvertible {
     /// The container, when known.
     public var container: MediaContainer?
