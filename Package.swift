@@ -138,7 +138,7 @@ let package = Package(
             path: "Modules/CastDIAL", swiftSettings: strictSettings),
         .target(
             name: "CastReceiver",
-            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastHTTP", "CastStreaming",
+            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastHTTP", "CastStreaming", "CastDeviceProfiles",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOHTTP1", package: "swift-nio")] + nio,
@@ -268,7 +268,7 @@ let package = Package(
         .testTarget(
             name: "CastReceiverTests",
             dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
-                           "CastMedia", "CastQueue", "CastHTTP",
+                           "CastMedia", "CastQueue", "CastHTTP", "CastDeviceProfiles",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
             path: "Tests/CastReceiverTests"),

@@ -107,7 +107,11 @@ public actor CastReceiver {
         self.engine = ReceiverEngine(settings: settings)
         self.clock = clock
         self.timersOnLoop = configuration.clock is ContinuousClock || configuration.clock is SuspendingClock
-        self.fetcher = configuration.mediaFetching.map { MediaFetcher(settings: $0, clock: ElapsedClock(configuration.clock)) }
+        self.fetcher = configuration.mediaFetching.map {
+            MediaFetcher(
+                settings: $0, clock: ElapsedClock(configuration.clock), profile: configuration.profile,
+                hdmiPassthrough: configuration.hdmiPassthrough)
+        }
         self.advertiser = advertiser
         self.logger = logger
     }
