@@ -90,6 +90,14 @@ enum CodecConfigurations {
         } else {
             stream.bitDepth = 8
         }
+        // color_config's remainder, then frame_size (width and height minus one, 16 bits each).
+        guard let colorSpace = try? bits.bits(3) else { return stream }
+        let chromaFlags = colorSpace != 7 ? 1 + (profile == 1 || profile == 3 ? 3 : 0) : (profile == 1 || profile == 3 ? 1 : 0)
+        guard (try? bits.skip(chromaFlags)) != nil, let width = try? bits.bits(16), let height = try? bits.bits(16) else {
+            return stream
+        }
+        stream.width = Int(width) + 1
+        stream.height = Int(height) + 1
         return stream
     }
 

@@ -44,44 +44,8 @@ struct IVFWriter: Sendable {
 
     /// The picture size a VP9 key frame declares in its uncompressed header.
     static func vp9KeyFrameSize(_ frame: [UInt8]) -> (width: Int, height: Int)? {
-        var reader = BitReader(frame)
-        guard reader.bits(2) == 2 else { return nil }  // frame marker
-        let low = reader.bits(1), high = reader.bits(1)
-        guard let low, let high else { return nil }
-        let profile = high << 1 | low
-        if profile == 3 { _ = reader.bits(1) }
-        guard reader.bits(1) == 0 else { return nil }  // show_existing_frame
-        guard reader.bits(1) == 0 else { return nil }  // frame_type: key frame
-        _ = reader.bits(1)  // show_frame
-        _ = reader.bits(1)  // error_resilient_mode
-        guard reader.bits(8) == 0x49, reader.bits(8) == 0x83, reader.bits(8) == 0x42 else { return nil }
-        if profile >= 2 { _ = reader.bits(1) }
-        guard let colorSpace = reader.bits(3) else { return nil }
-        if colorSpace != 7 {
-            _ = reader.bits(1)
-            if profile == 1 || profile == 3 { _ = reader.bits(3) }
-        } else if profile == 1 || profile == 3 {
-            _ = reader.bits(1)
-        }
-        guard let width = reader.bits(16), let height = reader.bits(16) else { return nil }
-        return (width + 1, height + 1)
-    }
-}
-
-/// Reads bits most-significant first.
-struct BitReader {
-    private let bytes: [UInt8]
-    private var position = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    mutating func bits(_ count: Int) -> Int? {
-        guard count <= 32, position + count <= bytes.count * 8 else { return nil }
-        var value = 0
-        for _ in 0..<count {
-            value = value << 1 | Int(bytes[position / 8] >> (7 - UInt8(position % 8)) & 1)
-            position += 1
-        }
-        return value
+        guard let stream = CodecConfigurations.vp9Frame(frame[...]), let width = stream.width, let height = stream.height
+        else { return nil }
+        return (width, height)
     }
 }
