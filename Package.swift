@@ -165,6 +165,11 @@ let package = Package(
             path: "Modules/CastTestSupport", swiftSettings: strictSettings),
 
         // MARK: Examples
+        // `--version` of the programs: the version and commit, generated from git before each build (scripts/version.sh).
+        .plugin(name: "CastorVersionPlugin", capability: .buildTool(), path: "Examples/CastorVersionPlugin"),
+        .target(
+            name: "CastorVersion", path: "Examples/CastorVersion", swiftSettings: strictSettings,
+            plugins: ["CastorVersionPlugin"]),
         .target(
             name: "ChatChannel", dependencies: ["CastChannels", "CastJSON", "CastReceiver"],
             path: "Examples/ChatChannel", swiftSettings: strictSettings),
@@ -173,14 +178,14 @@ let package = Package(
             dependencies: [
                 "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
                 "CastReceiver", "ChatChannel", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
-                "CastMPRIS",
+                "CastMPRIS", "CastorVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/castctl", swiftSettings: strictSettings),
         .executableTarget(
             name: "cast-receiver",
-            dependencies: ["CastReceiver", "CastDiscovery", "CastJSON", "CastTransport",
+            dependencies: ["CastReceiver", "CastDiscovery", "CastJSON", "CastTransport", "CastorVersion",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/cast-receiver", exclude: ["pychromecast_smoke.py"], swiftSettings: strictSettings),
@@ -194,7 +199,7 @@ let package = Package(
             path: "Examples/AudioCast/AudioCastKit", swiftSettings: strictSettings),
         .executableTarget(
             name: "audiocast",
-            dependencies: ["AudioCastKit", "CastIntents", "CastJSON",
+            dependencies: ["AudioCastKit", "CastIntents", "CastJSON", "CastorVersion",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/AudioCast/audiocast", swiftSettings: strictSettings),
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CastorVersion
 
 /// `castctl`: control a Cast device from the command line, or run the demo.
 @main
@@ -11,6 +12,7 @@ struct CastCtl: AsyncParsableCommand {
             on failure one line goes to standard error and the status is non-zero. The long-running commands \
             (cast, tui, watch) tell a lost device (status 3) from playback that finished (0); their --help lists every status.
             """,
+        version: CastorVersion.description,
         subcommands: [
             Demo.self, Status.self, Launch.self, Stop.self, Volume.self, Load.self, Play.self, Pause.self,
             Seek.self, Rate.self, Tracks.self, Queue.self, AppCommand.self, Cast.self, Watch.self, Discover.self, Tui.self, Mpris.self,
