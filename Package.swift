@@ -170,6 +170,11 @@ let package = Package(
         .target(
             name: "CastorVersion", path: "Examples/CastorVersion", swiftSettings: strictSettings,
             plugins: ["CastorVersionPlugin"]),
+        // castctl's settings, saved states and announcements (a library so CastctlKitTests can test them in-process).
+        .target(
+            name: "CastctlKit",
+            dependencies: ["Castor", "CastDiscovery", "CastMedia", "CastChannels", "CastQueue", "CastMetadata"],
+            path: "Examples/CastctlKit", swiftSettings: strictSettings),
         .target(
             name: "ChatChannel", dependencies: ["CastChannels", "CastJSON", "CastReceiver"],
             path: "Examples/ChatChannel", swiftSettings: strictSettings),
@@ -178,7 +183,7 @@ let package = Package(
             dependencies: [
                 "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
                 "CastReceiver", "ChatChannel", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
-                "CastMPRIS", "CastorVersion",
+                "CastMPRIS", "CastctlKit", "CastorVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -218,7 +223,7 @@ let package = Package(
             name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTransport", "CastChannels", "ChatChannel"],
             path: "Tests/InteropTests",
             exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py", "mpris_other_sender.py",
-                      "cast_sender_driver.py", "udp_lossy_relay.py"]),
+                      "cast_sender_driver.py", "udp_lossy_relay.py", "announce_peer.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(name: "CastDeviceProfilesTests", dependencies: ["CastDeviceProfiles"], path: "Tests/CastDeviceProfilesTests"),
         .testTarget(
@@ -290,6 +295,11 @@ let package = Package(
         .testTarget(
             name: "CastMediaServerTests", dependencies: ["CastMediaServer", "CastTestSupport"] + nio,
             path: "Tests/CastMediaServerTests"),
+        .testTarget(
+            name: "CastctlKitTests",
+            dependencies: ["CastctlKit", "Castor", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
+                           "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport"],
+            path: "Tests/CastctlKitTests"),
         .testTarget(
             name: "CastMPRISTests",
             dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscovery", "CastTransport",
