@@ -29,9 +29,10 @@ manual_tool() { echo "$SCRATCH/argument-parser-tools/debug/generate-manual"; }
 build() {
     local started=$SECONDS
     # A debug build keeps every archive member it pulls in (release links drop unused sections), and
-    # Foundation's static archive then needs CoreFoundation's, which the toolchain's link arguments leave out.
+    # Foundation's static archives then need CoreFoundation, _FoundationCollections and _FoundationCShims, which
+    # the toolchain's link arguments leave out (only objects compiled against the static Foundation name them).
     local extra=()
-    [ "$CONFIGURATION" = release ] || extra=(-Xlinker -lCoreFoundation)
+    [ "$CONFIGURATION" = release ] || extra=(-Xlinker -lCoreFoundation -Xlinker -l_FoundationCollections -Xlinker -l_FoundationCShims)
     local built="$SCRATCH/$CONFIGURATION" stage
     stage=$(bin_dir)
     mkdir -p "$stage"
