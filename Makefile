@@ -4,7 +4,13 @@ FUZZ_SECONDS ?= 10
 FUZZ_HOURS ?= 12
 export CASTOR_PYTHON := $(CURDIR)/.venv/bin/python
 
-.PHONY: demo test build bootstrap-build bootstrap-test fuzz fuzz-short fuzz-long bench docs new-user-package discovery-only-package format clean
+PREFIX ?= /usr/local
+DESTDIR ?=
+## release for install and deb; `debug` reuses the debug build (the tests check the layout, not the optimiser).
+CONFIGURATION ?= release
+
+.PHONY: demo test build bootstrap-build bootstrap-test fuzz fuzz-short fuzz-long bench docs new-user-package discovery-only-package format clean \
+	release install uninstall deb
 
 bootstrap-build:
 	@scripts/bootstrap.sh build
@@ -25,8 +31,12 @@ demo: bootstrap-build
 ## prints the test process's backtraces: scripts/run-tests.sh),
 ## lab tests in network namespaces (root only), a new package built on the façade, a package
 ## that only discovers (its build closure checked),
-## the documentation (no DocC warning allowed), and a short fuzz run.
+## the documentation (no DocC warning allowed), and a short fuzz run. First, `make release CONFIGURATION=debug`
+## builds the three programs with the static Swift standard library into .build/castor-programs-debug and
+## generate-manual, for the install and .deb tests (CastctlPackagingTests), which cannot build while `swift test`
+## holds .build (a release build of the three programs takes 10-15 min on 2 cores, too long for CI).
 test: bootstrap-test
+	$(MAKE) release CONFIGURATION=debug
 	$(SWIFT) build --build-tests
 	$(MAKE) new-user-package
 	$(MAKE) discovery-only-package
@@ -63,6 +73,24 @@ new-user-package: bootstrap-build
 ## closure is checked by InteropTests: no GnuTLS, swift-protobuf, libxml2 or SwiftNIO).
 discovery-only-package: bootstrap-build
 	$(SWIFT) build --package-path Tests/DiscoveryOnlyPackage -Xswiftc -warnings-as-errors
+
+## Release builds of castctl, cast-receiver and audiocast with the static Swift standard library (they run
+## where no Swift toolchain is), and swift-argument-parser's generate-manual tool.
+release: bootstrap-build
+	SWIFT=$(SWIFT) CONFIGURATION=$(CONFIGURATION) scripts/package.sh build
+
+## `make install [PREFIX=/usr/local] [DESTDIR=…]`: the three programs in bin/, their man pages (generated from
+## the argument parser) in share/man/man1, bash, zsh and fish completions.
+install: release
+	SWIFT=$(SWIFT) CONFIGURATION=$(CONFIGURATION) scripts/package.sh install "$(DESTDIR)" "$(PREFIX)"
+
+## Removes what `make install` laid out (same PREFIX and DESTDIR).
+uninstall:
+	scripts/package.sh uninstall "$(DESTDIR)" "$(PREFIX)"
+
+## A Debian package of the three programs in .build/deb (`apt-get install ./.build/deb/castor-tools_*.deb`).
+deb: release
+	SWIFT=$(SWIFT) CONFIGURATION=$(CONFIGURATION) scripts/package.sh deb .build/deb
 
 clean:
 	rm -rf .build Tests/NewUserPackage/.build Tests/DiscoveryOnlyPackage/.build fuzz/bin

@@ -178,6 +178,16 @@ let package = Package(
             path: "Modules/CastTestSupport", swiftSettings: strictSettings),
 
         // MARK: Examples
+        // `--version` of the programs: the version and commit, generated from git before each build (scripts/version.sh).
+        .plugin(name: "CastorVersionPlugin", capability: .buildTool(), path: "Examples/CastorVersionPlugin"),
+        .target(
+            name: "CastorVersion", path: "Examples/CastorVersion", swiftSettings: strictSettings,
+            plugins: ["CastorVersionPlugin"]),
+        // castctl's settings, saved states and announcements (a library so CastctlKitTests can test them in-process).
+        .target(
+            name: "CastctlKit",
+            dependencies: ["Castor", "CastDiscovery", "CastMedia", "CastChannels", "CastQueue", "CastMetadata"],
+            path: "Examples/CastctlKit", swiftSettings: strictSettings),
         .target(
             name: "ChatChannel", dependencies: ["CastChannels", "CastJSON", "CastReceiver"],
             path: "Examples/ChatChannel", swiftSettings: strictSettings),
@@ -186,14 +196,14 @@ let package = Package(
             dependencies: [
                 "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
                 "CastReceiver", "ChatChannel", "CastMirroring", "CastStreaming", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
-                "CastMPRIS",
+                "CastMPRIS", "CastctlKit", "CastorVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/castctl", swiftSettings: strictSettings),
         .executableTarget(
             name: "cast-receiver",
-            dependencies: ["CastReceiver", "CastDiscovery", "CastJSON", "CastTransport",
+            dependencies: ["CastReceiver", "CastDiscovery", "CastJSON", "CastTransport", "CastorVersion",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/cast-receiver", exclude: ["pychromecast_smoke.py"], swiftSettings: strictSettings),
@@ -207,7 +217,7 @@ let package = Package(
             path: "Examples/AudioCast/AudioCastKit", swiftSettings: strictSettings),
         .executableTarget(
             name: "audiocast",
-            dependencies: ["AudioCastKit", "CastIntents", "CastJSON",
+            dependencies: ["AudioCastKit", "CastIntents", "CastJSON", "CastorVersion",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/AudioCast/audiocast", swiftSettings: strictSettings),
 
@@ -226,7 +236,7 @@ let package = Package(
             name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTransport", "CastChannels", "ChatChannel"],
             path: "Tests/InteropTests",
             exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py", "mpris_other_sender.py",
-                      "cast_sender_driver.py", "udp_lossy_relay.py"]),
+                      "cast_sender_driver.py", "udp_lossy_relay.py", "announce_peer.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(name: "CastDeviceProfilesTests", dependencies: ["CastDeviceProfiles"], path: "Tests/CastDeviceProfilesTests"),
         .testTarget(
@@ -302,6 +312,11 @@ let package = Package(
         .testTarget(
             name: "CastMediaServerTests", dependencies: ["CastMediaServer", "CastTestSupport"] + nio,
             path: "Tests/CastMediaServerTests"),
+        .testTarget(
+            name: "CastctlKitTests",
+            dependencies: ["CastctlKit", "Castor", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
+                           "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport"],
+            path: "Tests/CastctlKitTests"),
         .testTarget(
             name: "CastMPRISTests",
             dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscovery", "CastTransport",

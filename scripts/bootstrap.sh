@@ -4,7 +4,8 @@
 #   scripts/bootstrap.sh test    – the above, plus avahi-daemon, dbus, iptables, curl, openssl, protobuf
 #                                  tools for the lab tests, the third-party senders the interop
 #                                  tests drive (VLC, Debian's pychromecast 9.4, ffmpeg for clips, playerctl),
-#                                  and a Python venv with pychromecast 14, catt and nichromecast.
+#                                  espeak-ng (castctl announce --say), man-db, dpkg-dev and lintian (the
+#                                  install and .deb tests), and a Python venv with pychromecast 14, catt and nichromecast.
 set -euo pipefail
 mode="${1:-build}"
 cd "$(dirname "$0")/.."
@@ -13,6 +14,7 @@ packages=(libavahi-client-dev libgnutls28-dev libxml2-dev libcurl4-openssl-dev l
 if [ "$mode" = test ]; then
   packages+=(avahi-daemon avahi-utils dbus iptables iproute2 curl python3-venv openssl)
   packages+=(vlc-bin vlc-plugin-base ffmpeg python3-pychromecast playerctl)
+  packages+=(espeak-ng man-db dpkg-dev lintian)
 fi
 
 missing=()

@@ -3,6 +3,7 @@ import CastDeviceProfiles
 import CastJSON
 import CastReceiver
 import CastStreaming
+import CastorVersion
 import Foundation
 import Logging
 
@@ -17,7 +18,8 @@ struct CastReceiverCommand: AsyncParsableCommand {
             Prints "cast-receiver: listening on HOST:PORT" once it accepts senders, runs until SIGINT or \
             SIGTERM, then prints the violations it recorded (sender mistakes a real device would reject) \
             and exits with status 0 (or 3 with --strict when there were violations).
-            """)
+            """,
+        version: CastorVersion.description)
 
     @Option(help: "The friendly name (TXT fn).")
     var name = "Castor Receiver"

@@ -21,7 +21,8 @@ struct Mpris: AsyncParsableCommand {
 
     @Option(help: "The device's address.") var host: String?
     @Option(help: "The device's Cast port.") var port = 8009
-    @Option(help: "The device's friendly name or UUID, found through mDNS.") var device: String?
+    @Option(help: "The device: an alias, its friendly name or UUID (found through mDNS), or HOST:PORT; by default $CASTCTL_DEVICE or the configured default.")
+    var device: String?
     @Option(help: "The name desktops show (Identity); the device name by default.") var name: String?
     @Option(help: "The last element of the bus name (default: d + 8 hex digits of the device id).") var instance: String?
     @Option(help: "Publish on the D-Bus bus at this address instead of the session bus.") var busAddress: String?
@@ -34,7 +35,7 @@ struct Mpris: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
-        guard (host != nil) != (device != nil) else { throw ValidationError("Give exactly one of --host and --device") }
+        guard host == nil || device == nil else { throw ValidationError("Give at most one of --host and --device") }
     }
 
     /// The device options as `DeviceOptions` parses them (the same flags as every device command).
@@ -49,6 +50,12 @@ struct Mpris: AsyncParsableCommand {
             // Connects through --host, or --device found over mDNS: the façade looks that device up
             // again by its id before every reconnect attempt (a new address is found there).
             let (cast, found) = try await options.façade(reconnect: reconnect)
+            // The device as chosen: an address (--host, HOST:PORT, an alias of one) or a name or id found over mDNS.
+            let (host, port, device): (String?, Int, String?)
+            switch try options.choice().reference {
+            case .address(let known): (host, port, device) = (known.host, known.port, nil)
+            case let other: (host, port, device) = (nil, self.port, other.description)
+            }
             let mpris = CastMPRISPlayer(cast: cast, configuration: CastMPRISConfiguration(
                 bus: busAddress.map(CastMPRISConfiguration.Bus.address) ?? .session, instanceName: instance,
                 identity: name, allowsControl: !readOnly))

@@ -3,6 +3,7 @@ import CastChannels
 import CastJSON
 import CastTransport
 import Castor
+import CastctlKit
 import Foundation
 import Logging
 import Synchronization
@@ -15,7 +16,9 @@ struct DeviceOptions: ParsableArguments {
     @Option(name: .long, help: "The device's Cast port (with --host).")
     var port: Int = 8009
 
-    @Option(name: .long, help: "The device's friendly name or UUID, found through mDNS discovery (instead of --host).")
+    @Option(name: .long, help: ArgumentHelp(
+        "The device: an alias, its friendly name or UUID (found through mDNS discovery), or HOST:PORT.",
+        discussion: "Without --host or --device: $CASTCTL_DEVICE, else the default device of `castctl config set device`."))
     var device: String?
 
     @Option(name: .long, help: "Seconds the whole command may take: connect, TLS, device authentication and its requests.")
@@ -36,14 +39,25 @@ struct DeviceOptions: ParsableArguments {
     var requestTimeout: Duration { CommandBudget.current?.remaining ?? .milliseconds(Int64(timeout * 1000)) }
 
     func validate() throws {
-        guard (host != nil) != (device != nil) else { throw ValidationError("Give exactly one of --host and --device") }
+        guard host == nil || device == nil else { throw ValidationError("Give at most one of --host and --device") }
     }
 
-    /// The host and port to connect to: `--host`, or `--device` resolved through discovery.
+    /// The device this command talks to: `--host`, `--device` (an alias or NAME|UUID|HOST[:PORT]),
+    /// `CASTCTL_DEVICE`, or the configuration's default device; logged at debug level (`-v`).
+    func choice() throws(CastctlError) -> DeviceChoice {
+        let choice = try DeviceChoice.resolve(host: host, port: port, device: device,
+                                              environment: ProcessInfo.processInfo.environment, file: .standard())
+        Output.logger.debug("castctl: using the \(choice)")
+        return choice
+    }
+
+    /// The host and port to connect to: an address as given, or a name or id found through discovery.
     func target() async throws -> (host: String, port: Int) {
-        if let host { return (host, port) }
-        guard let device else { throw ValidationError("Give --host or --device") }
-        return try await DeviceResolver.resolve(device, timeout: .milliseconds(Int64(min(timeout, 5) * 1000)))
+        let choice = try choice()
+        if case .address(let known) = choice.reference { return (known.host, known.port) }
+        return try await Progress.during("looking for the \(choice) on the network") {
+            try await DeviceResolver.resolve(choice.reference.description, timeout: .milliseconds(Int64(min(timeout, 5) * 1000)))
+        }
     }
 
     /// Connects, starts a channel connection and runs `body`, closing the connection afterwards.

@@ -5,6 +5,7 @@ import CastJSON
 import CastMedia
 import CastTransport
 import Castor
+import CastctlKit
 import Foundation
 
 /// How long-running commands (`cast`, `tui`, `watch`) end, as exit statuses.
@@ -59,9 +60,10 @@ extension DeviceOptions {
     /// The Castor façade for this device, following `--timeout`, `--require-genuine`, `--trust-root`
     /// and the reconnect policy; and the device to start a session with.
     ///
-    /// With `--device`, the façade browses mDNS (avahi-daemon) for as long as it runs and the device
-    /// is the record found by name or id: when it comes back at a new address or port after a loss,
-    /// the façade's reconnect finds it there by its id. With `--host`, the device is that address.
+    /// For a device named by name or id (``DeviceOptions/choice()``), the façade browses mDNS
+    /// (avahi-daemon) for as long as it runs and the device is the record found by name or id: when it
+    /// comes back at a new address or port after a loss, the façade's reconnect finds it there by its
+    /// id. For an address (`--host`, or HOST:PORT), the device is that address.
     func façade(reconnect: ReconnectOptions, clock: any Clock<Duration> = ContinuousClock()) async throws -> (Castor.Cast, CastDevice) {
         let budget = Duration.milliseconds(Int64(timeout * 1000))
         var configuration = CastConfiguration(requestTimeout: budget, launchTimeout: max(budget, .seconds(30)),
@@ -74,16 +76,17 @@ extension DeviceOptions {
             configuration.deviceAuthTrustStore = CastTrustStore.cast.merging(try CastTrustStore(deviceRootsPEM: pem))
         }
         let connectTimeout = min(budget, .seconds(5))
-        if let device, host == nil {
+        let choice = try choice()
+        guard case .address(let known) = choice.reference else {
             let browser = AvahiDeviceBrowser()
             let cast = Castor.Cast(configuration: configuration, browser: browser, connector: TLSDeviceConnector(connectTimeout: connectTimeout),
                                    clock: clock, logger: Output.logger)
-            let target = try await DeviceResolver.find(device, in: browser, timeout: connectTimeout)
+            let target = try await Progress.during("looking for the \(choice) on the network") {
+                try await DeviceResolver.find(choice.reference.description, in: browser, timeout: connectTimeout)
+            }
             return (cast, target)
         }
-        let name = host.map { "\($0):\(port)" } ?? "device"
-        let target = CastDevice(id: CastDeviceID(UUID()), friendlyName: name,
-                                endpoints: host.map { [KnownHost(host: $0, port: port).endpoint] } ?? [])
+        let target = CastDevice(id: CastDeviceID(UUID()), friendlyName: known.description, endpoints: [known.endpoint])
         let cast = Castor.Cast(configuration: configuration, connector: CastctlConnector(options: self, connectTimeout: connectTimeout),
                                clock: clock, logger: Output.logger)
         return (cast, target)

@@ -26,7 +26,8 @@ struct Tui: AsyncParsableCommand {
 
     @Option(help: "The device's address.") var host: String?
     @Option(help: "The device's Cast port.") var port = 8009
-    @Option(help: "The device's friendly name or UUID, found through mDNS.") var device: String?
+    @Option(help: "The device: an alias, its friendly name or UUID (found through mDNS), or HOST:PORT; by default $CASTCTL_DEVICE or the configured default.")
+    var device: String?
     @Flag(help: "Start an emulated receiver in this process and play a demo queue on it.") var emulated = false
     @Option(help: "Draw this many frames, then quit (for scripts; 0 = until q).") var frames = 0
     @Option(help: "Milliseconds between frames.") var intervalMs = 250
@@ -39,8 +40,8 @@ struct Tui: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
-        guard [host != nil, device != nil, emulated].filter({ $0 }).count == 1 else {
-            throw ValidationError("Give exactly one of --host, --device and --emulated")
+        guard [host != nil, device != nil, emulated].filter({ $0 }).count <= 1 else {
+            throw ValidationError("Give at most one of --host, --device and --emulated (none: the default device)")
         }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         if emulated, requireGenuine || trustRoot != nil {

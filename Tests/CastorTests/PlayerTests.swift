@@ -191,6 +191,26 @@ import Testing
         await cast.endSession()
     }
 
+    /// A language preference is met by the track already on (a resume that turned on the second English
+    /// track keeps it); a preference no active track meets picks the first track of that language.
+    @Test func aPreferenceKeepsTheActiveTrackOfItsLanguage() async throws {
+        let (cast, player, _, _) = try await Self.session()
+        var media = Assets.movie(1).mediaInformation
+        media.tracks = [.text(id: 1, contentId: "https://example.com/en.vtt", language: "en"),
+                        .text(id: 2, contentId: "https://example.com/en-sdh.vtt", name: "English (SDH)", language: "en"),
+                        .text(id: 3, contentId: "https://example.com/fr.vtt", language: "fr")]
+        player.setMediaSelectionPreference(.on(languages: "en"), for: .legible)
+        _ = try await player.media.load(media, activeTrackIds: [2])
+        try await waitUntil("the load's track is on") { player.mediaStatus?.activeTrackIds == [2] }
+        // The preference runs as the status is shown: a change shows in the optimistic selection (1), else it stays 2.
+        try await waitUntil("the status is shown") { player.activeTrackIds == [2] || player.activeTrackIds == [1] }
+        #expect(player.selectedMediaOption(for: .legible) == .on(CastMediaTrackInfo(id: 2, name: "English (SDH)", languageCode: "en",
+                                                                                     characteristic: .legible)))
+        _ = try await player.media.load(media, activeTrackIds: [3])
+        try await waitUntil("the preference picks the first English track") { player.mediaStatus?.activeTrackIds == [1] }
+        await cast.endSession()
+    }
+
     @Test func reconnectRejoinsTheSessionAndResyncs() async throws {
         let clock = ManualClock()
         let tv = TestDevice.make("TV")

@@ -53,6 +53,13 @@ import Testing
         #expect(state.options.repeatMode == .all)
         #expect(state.mediaSelectionLanguage(for: .audible) == "de")
         #expect(state.mediaSelectionLanguage(for: .legible) == "fr")
+        // The start asset carries its tracks, so the ids that were on come back exactly; they survive a file.
+        #expect(state.options.activeTrackIds == [2, 3])
+        let decoded = try JSONDecoder().decode(CastResumeState.self, from: try JSONEncoder().encode(state))
+        #expect(decoded.options.activeTrackIds == [2, 3])
+        // An asset without tracks gets none (ids would mean nothing to it).
+        status.currentItemId = 10
+        #expect(try #require(CastPlayer.resumeState(status: status, items: items, position: nil)).options.activeTrackIds == nil)
     }
 
     /// A position a receiver reports can be any number; past a century it resumes at a century (it

@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioCastKit
 import CastIntents
 import CastJSON
+import CastorVersion
 import Foundation
 
 /// `audiocast`: the Audio Cast sample as a Linux command-line podcast player.
@@ -16,6 +17,7 @@ struct AudioCastCommand: AsyncParsableCommand {
             emulated receiver started in this process unless --host or --device names a Cast device. \
             Exit status is 0 on success; on failure one line goes to standard error.
             """,
+        version: CastorVersion.description,
         subcommands: [
             Subscribe.self, Unsubscribe.self, Shows.self, Episodes.self, Play.self, Suggestions.self, History.self,
             ShowContainer.self, Refresh.self,

@@ -95,8 +95,12 @@ extension CastPlayer {
             }
             for track in candidates { ids.remove(track.trackId) }
             if case .on(let languages) = preference {
-                let match = languages.lazy.compactMap { language in
-                    candidates.first { Self.language($0.languageCode, matches: language) }
+                // The first preferred language with a track; of its tracks, the one already on if any
+                // (a resume that turned on the second English track keeps it).
+                let active = Set(status.activeTrackIds ?? [])
+                let match = languages.lazy.compactMap { language -> MediaTrack? in
+                    let tracks = candidates.filter { Self.language($0.languageCode, matches: language) }
+                    return tracks.first { active.contains($0.trackId) } ?? tracks.first
                 }.first
                 if let match { ids.insert(match.trackId) } else if characteristic == .audible,
                     let kept = candidates.first(where: { (status.activeTrackIds ?? []).contains($0.trackId) }) {

@@ -4,8 +4,8 @@ import CastQueue
 
 extension CastPlayer {
     /// The receiver's queue as a resume state: every item with media, the current index, the
-    /// position relative to the seekable window, whether it plays, speed, repeat mode and the
-    /// active track language per characteristic. Fetches items the sender has not fetched yet, unless
+    /// position relative to the seekable window, whether it plays, speed, repeat mode, the active
+    /// tracks of the current item and the active track language per characteristic. Fetches items the sender has not fetched yet, unless
     /// the media session has ended.
     /// - Returns: `nil` when the receiver has nothing to resume.
     public func resumeState() async -> CastResumeState? {
@@ -65,11 +65,16 @@ extension CastPlayer {
         let index = withMedia.firstIndex { $0.itemId != nil && $0.itemId == currentId } ?? 0
         var time = position ?? status.currentTime
         if let start = status.liveSeekableRange?.start { time -= start }
-        let options = CastLoadOptions(
+        var options = CastLoadOptions(
             index: index, time: .saturatingSeconds(max(0, time)),
             shouldPlay: isPlaying(status.playerState),
             playbackSpeed: status.playbackRate,
             repeatMode: CastRepeatMode(status.repeatMode ?? .off))
+        // The tracks that were on, when the start asset carries them (and so their ids) back.
+        if let active = status.activeTrackIds, withMedia.indices.contains(index) {
+            let ids = Set(withMedia[index].media?.tracks?.map(\.trackId) ?? [])
+            if !ids.isEmpty { options.activeTrackIds = active.filter(ids.contains) }
+        }
         guard var state = CastResumeState(assets: withMedia.compactMap { $0.media.map(CastAsset.init(media:)) }, options: options) else {
             return nil
         }

@@ -13,8 +13,9 @@ public struct CastLoadOptions: Sendable, Hashable, Codable {
     /// The repeat mode.
     public var repeatMode: CastRepeatMode
     /// The tracks to turn on with the start item, by track id, sent with the load so the receiver
-    /// starts with them (`nil`: the receiver's choice, then the player's language preferences).
-    /// Not encoded: a ``CastResumeState`` carries languages instead, which survive new track ids.
+    /// starts with them (`nil`: the receiver's choice, then the player's language preferences; `[]`:
+    /// none). A ``CastResumeState`` from a receiver's queue holds the ids that were on: its assets
+    /// keep their tracks and ids, so the same tracks come back; its languages apply to later items.
     public var activeTrackIds: [Int]? = nil
 
     /// Creates options.
@@ -29,7 +30,7 @@ public struct CastLoadOptions: Sendable, Hashable, Codable {
 
     static func clampSpeed(_ speed: Double) -> Double { speed.isNaN ? 1 : min(2, max(0.5, speed)) }
 
-    private enum CodingKeys: String, CodingKey { case index, timeSeconds, shouldPlay, playbackSpeed, repeatMode }
+    private enum CodingKeys: String, CodingKey { case index, timeSeconds, shouldPlay, playbackSpeed, repeatMode, activeTrackIds }
 
     /// Decodes options (time in seconds).
     public init(from decoder: any Decoder) throws {
@@ -41,6 +42,7 @@ public struct CastLoadOptions: Sendable, Hashable, Codable {
             shouldPlay: try container.decodeIfPresent(Bool.self, forKey: .shouldPlay) ?? true,
             playbackSpeed: try container.decodeIfPresent(Double.self, forKey: .playbackSpeed) ?? 1,
             repeatMode: CastRepeatMode(rawValue: try container.decodeIfPresent(String.self, forKey: .repeatMode) ?? "off") ?? .off)
+        activeTrackIds = try container.decodeIfPresent([Int].self, forKey: .activeTrackIds)
     }
 
     /// Encodes options (time in seconds).
@@ -51,5 +53,6 @@ public struct CastLoadOptions: Sendable, Hashable, Codable {
         try container.encode(shouldPlay, forKey: .shouldPlay)
         try container.encode(playbackSpeed, forKey: .playbackSpeed)
         try container.encode(repeatMode.rawValue, forKey: .repeatMode)
+        try container.encodeIfPresent(activeTrackIds, forKey: .activeTrackIds)
     }
 }
