@@ -123,8 +123,10 @@ struct CastReceiverCommand: AsyncParsableCommand {
         valueName: "DIR"))
     var mirrorRecord: String?
 
-    @Option(help: "The video codecs mirroring takes, in order of preference (vp8, vp9, h264, hevc, av1).")
-    var mirrorVideoCodecs = "vp8,h264"
+    @Option(help: ArgumentHelp(
+        "The video codecs mirroring takes, in order of preference (vp8, vp9, h264, hevc, av1).",
+        discussion: "By default what --profile decodes: vp8 and h264 on every device with a screen, then vp9, hevc and av1 where the profile has them; none on a speaker."))
+    var mirrorVideoCodecs: String?
 
     @Option(help: "The UDP port mirroring sessions receive on; 0 picks a free one per session.")
     var mirrorPort = 0
@@ -156,7 +158,7 @@ struct CastReceiverCommand: AsyncParsableCommand {
         for (name, value) in [("--eureka-port", eurekaPort), ("--eureka-tls-port", eurekaTlsPort)] where !(0...65_535).contains(value) {
             throw ValidationError("\(name) must be in 0...65535")
         }
-        for name in mirrorVideoCodecs.split(separator: ",") {
+        for name in (mirrorVideoCodecs ?? "").split(separator: ",") {
             guard let codec = StreamingCodec(name: String(name)), codec.isVideo else {
                 throw ValidationError("--mirror-video-codecs: \(name) is not one of vp8, vp9, h264, hevc, av1")
             }
@@ -212,6 +214,14 @@ struct CastReceiverCommand: AsyncParsableCommand {
         var started: (receiver: CastReceiver, host: String, configuration: CastReceiverConfiguration)?
         var lastError: (any Error)?
         for candidate in hosts {
+            var mirroring = CastReceiverMirroring(profile: profile)
+            if let mirrorVideoCodecs {
+                mirroring.videoCodecs = mirrorVideoCodecs.split(separator: ",").compactMap { StreamingCodec(name: String($0)) }
+            }
+            mirroring.port = mirrorPort
+            mirroring.advertisedPort = mirrorAnswerPort
+            mirroring.idleTimeout = .milliseconds(Int(mirrorIdleTimeout * 1000))
+            mirroring.recordDirectory = mirrorRecord
             let configuration = CastReceiverConfiguration(
                 name: name, model: model, id: deviceID, kind: kind, host: candidate,
                 port: port, replyLatency: .milliseconds(latencyMs),
@@ -222,10 +232,7 @@ struct CastReceiverCommand: AsyncParsableCommand {
                 profile: profile, hdmiPassthrough: hdmiPassthrough,
                 defaultMediaDuration: defaultDuration > 0 ? .milliseconds(Int(defaultDuration * 1000)) : nil,
                 eureka: CastReceiverEureka(httpPort: eurekaPort, httpsPort: eurekaTlsPort),
-                mirroring: CastReceiverMirroring(
-                    videoCodecs: mirrorVideoCodecs.split(separator: ",").compactMap { StreamingCodec(name: String($0)) },
-                    port: mirrorPort, advertisedPort: mirrorAnswerPort,
-                    idleTimeout: .milliseconds(Int(mirrorIdleTimeout * 1000)), recordDirectory: mirrorRecord))
+                mirroring: mirroring)
             let advertiser = advertise ? try AvahiAdvertiser(listeningOn: candidate) : nil
             let receiver = CastReceiver(configuration: configuration, advertiser: advertiser, logger: logger)
             do {
@@ -248,6 +255,11 @@ struct CastReceiverCommand: AsyncParsableCommand {
             let fetching = fetchMedia ? "" : " (codecs are checked only with --fetch-media)"
             say("cast-receiver: profile \(profile)\(passthrough)\(fetching)")
         }
+        let mirroring = configuration.mirroring
+        let mirroredVideo = mirroring.videoCodecs.isEmpty ? "sound alone"
+            : mirroring.videoCodecs.map(\.name).joined(separator: ", ")
+                + " up to \(mirroring.maximumWidth)x\(mirroring.maximumHeight) at \(Int(mirroring.maximumFrameRate)) fps"
+        say("cast-receiver: mirroring takes \(mirroredVideo)\(mirroring.recordDirectory.map { ", recorded to \($0)" } ?? "")")
         say("cast-receiver: device authentication with \(loaded.summary)")
         if let exportTrustRoot { say("cast-receiver: trust root written to \(exportTrustRoot)") }
         if let eureka = await receiver.eurekaPorts {

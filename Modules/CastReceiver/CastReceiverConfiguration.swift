@@ -69,6 +69,8 @@ public struct CastReceiverConfiguration: Sendable {
     /// when descriptors run out and the descriptors accepting leaves free (16). Deadlines run on ``clock``.
     public var connectionLimits: CastTransportServer.Limits
     /// How the device takes Cast Streaming (screen and audio mirroring): codecs, limits, where to record.
+    /// By default what the ``profile`` decodes (``CastReceiverMirroring/init(profile:)``); a device
+    /// without video output mirrors sound alone.
     public var mirroring: CastReceiverMirroring
 
     /// Creates a configuration; every parameter has a realistic default.
@@ -85,7 +87,7 @@ public struct CastReceiverConfiguration: Sendable {
         profile: CastDeviceProfile = .any, hdmiPassthrough: Bool = false,
         defaultMediaDuration: Duration? = nil, eureka: CastReceiverEureka? = nil,
         connectionLimits: CastTransportServer.Limits = CastTransportServer.Limits(),
-        mirroring: CastReceiverMirroring = CastReceiverMirroring()
+        mirroring: CastReceiverMirroring? = nil
     ) {
         // A profile without video output (a speaker) makes a video device audio-only.
         let kind = !profile.hasVideoOutput && kind.hasVideoOutput ? CastReceiverDeviceKind.audio : kind
@@ -118,6 +120,8 @@ public struct CastReceiverConfiguration: Sendable {
         self.defaultMediaDuration = defaultMediaDuration
         self.eureka = eureka
         self.connectionLimits = connectionLimits
+        var mirroring = mirroring ?? CastReceiverMirroring(profile: profile)
+        if !kind.hasVideoOutput { mirroring.videoCodecs = [] }
         self.mirroring = mirroring
     }
 }

@@ -1,4 +1,5 @@
 import CastJSON
+import CastDeviceProfiles
 import CastStreaming
 import Foundation
 import Testing
@@ -208,5 +209,32 @@ struct MirroringEngineTests {
         #expect(refused.json(type: "LAUNCH_ERROR").first?["reason"]?.stringValue == "NOT_FOUND")
         let audio = speaker.receiver(1, ["type": "LAUNCH", "appId": "85CDB22F", "requestId": 2])
         #expect(audio.contains { if case .openStreamingPort = $0 { true } else { false } })
+    }
+}
+
+@Suite("Mirroring settings follow the device profile")
+struct MirroringProfileTests {
+    @Test("Each preset takes the mirroring codecs its decoders have")
+    func codecsPerPreset() {
+        #expect(CastReceiverMirroring.videoCodecs(for: .chromecast3) == [.vp8, .h264])
+        #expect(CastReceiverMirroring.videoCodecs(for: .ultra).starts(with: [.vp8, .h264, .vp9]))
+        #expect(CastReceiverMirroring.videoCodecs(for: .ultra).contains(.hevc))
+        #expect(CastReceiverMirroring.videoCodecs(for: .audioOnly).isEmpty)
+        #expect(CastReceiverMirroring.videoCodecs(for: .any) == [.vp8, .h264, .vp9, .hevc, .av1])
+    }
+
+    @Test("The largest picture is the largest mode of those codecs: 1080p on a 3rd generation, 2160p on an Ultra")
+    func sizes() {
+        let third = CastReceiverMirroring(profile: .chromecast3)
+        #expect(third.maximumWidth == 1920 && third.maximumHeight == 1080)
+        let ultra = CastReceiverMirroring(profile: .ultra)
+        #expect(ultra.maximumWidth == 3840 && ultra.maximumHeight == 2160)
+    }
+
+    @Test("A configuration takes its mirroring from its profile, and a speaker mirrors sound alone")
+    func configuration() {
+        #expect(CastReceiverConfiguration(profile: .ultra).mirroring.videoCodecs.contains(.vp9))
+        #expect(CastReceiverConfiguration(profile: .chromecast3).mirroring.videoCodecs == [.vp8, .h264])
+        #expect(CastReceiverConfiguration(kind: .audio).mirroring.videoCodecs.isEmpty)
     }
 }

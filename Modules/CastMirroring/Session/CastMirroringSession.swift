@@ -103,25 +103,10 @@ public final class CastMirroringSession: Sendable {
         }
         logger.info("mirroring app launched", metadata: ["appId": "\(appId)", "session": "\(app.sessionId)"])
 
-        // The OFFER: audio first (index 0), then video, as Open Screen's sender writes them.
-        var streams: [OfferedStream] = []
         var random = SystemRandomNumberGenerator()
-        func key() -> [UInt8] { (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) } }
-        let delay = Int(options.targetDelay.components.seconds * 1000 + options.targetDelay.components.attoseconds / 1_000_000_000_000_000)
-        if let audio {
-            streams.append(OfferedStream(
-                index: 0, codec: .opus, payloadType: 127, ssrc: UInt32.random(in: 1...50_000, using: &random), targetDelay: delay,
-                aesKey: key(), aesIvMask: key(), timeBase: AudioChunk.sampleRate, channels: audio.channels, bitRate: options.audioBitRate,
-                receiverRtcpEventLog: true))
-        }
-        if let video {
-            streams.append(OfferedStream(
-                index: streams.count, codec: options.videoCodec, payloadType: 96, ssrc: UInt32.random(in: 50_001...100_000, using: &random),
-                targetDelay: delay, aesKey: key(), aesIvMask: key(), timeBase: 90_000, channels: 1,
-                bitRate: options.maximumVideoBitRate, maxFrameRate: Double(video.frameRate),
-                resolutions: [OfferedStream.Resolution(width: video.width, height: video.height)], receiverRtcpEventLog: true))
-        }
-        let offer = StreamingOffer(mode: .mirroring, streams: streams)
+        let offer = options.offer(
+            video: video.map { CastMirroringOptions.OfferedVideo(width: $0.width, height: $0.height, frameRate: $0.frameRate) },
+            audioChannels: audio?.channels, using: &random)
         let reply: StreamingMessage?
         do {
             reply = try await control.request(.offer(sequenceNumber: control.nextSequenceNumber(), offer: offer),
@@ -159,7 +144,7 @@ public final class CastMirroringSession: Sendable {
         var takenVideo: OfferedStream?
         var takenAudio: OfferedStream?
         for (index, ssrc) in zip(answer.sendIndexes, answer.ssrcs) {
-            guard let stream = streams.first(where: { $0.index == index }) else { continue }
+            guard let stream = offer.streams.first(where: { $0.index == index }) else { continue }
             guard let crypto = try? FrameCrypto(key: stream.aesKey, ivMask: stream.aesIvMask) else { continue }
             let sender = StreamSender(configuration: .init(
                 senderSSRC: stream.ssrc, receiverSSRC: ssrc, payloadType: stream.payloadType, timeBase: stream.timeBase,
