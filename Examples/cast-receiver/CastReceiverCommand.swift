@@ -279,7 +279,7 @@ struct CastReceiverCommand: AsyncParsableCommand {
                     }
                 } else {
                     let streams = session.streams.map { "\($0.codec.isVideo ? "video" : "audio") \($0.codec)" }.joined(separator: ", ")
-                    say("cast-receiver: mirroring session \(session.number) negotiated: \(streams)")
+                    say("cast-receiver: mirroring session \(session.number) negotiated (app \(session.appId)): \(streams)")
                 }
             }
         }

@@ -102,13 +102,17 @@ struct MirroringRun {
                     session = try await CastMirroringSession.start(
                         connection: connection, host: host, video: video, audio: audio, options: options, logger: Output.logger)
                 } catch {
-                    FileHandle.standardError.write(Data("castctl: \(error)\n".utf8))
+                    // Say what was offered: a refusal names the device's reason, not what it could not take.
+                    let offered = [video.map { _ in "video \(options.videoCodec)" }, audio.map { _ in "audio opus" }].compactMap { $0 }
+                    FileHandle.standardError.write(Data("castctl: \(error) (offered \(offered.joined(separator: " and ")))\n".utf8))
                     throw ExitCode.failure
                 }
                 CommandBudget.current?.settle()
                 let streams = session.offer.streams.filter { session.answer.sendIndexes.contains($0.index) }
                     .map { "\($0.codec.isVideo ? "video" : "audio") \($0.codec)" }.joined(separator: ", ")
-                if !device.json { print("castctl: mirroring \(streams) to UDP port \(session.answer.udpPort)") }
+                let taken = session.offer.streams.filter { session.answer.sendIndexes.contains($0.index) }.map { JSONValue.string($0.codec.name) }
+                Output.print(["event": "started", "streams": .array(taken), "udpPort": JSONValue(session.answer.udpPort)],
+                             text: "castctl: mirroring \(streams) to UDP port \(session.answer.udpPort)", json: device.json)
                 fflush(nil)
                 let runner = Task { () -> Result<CastMirroringStatistics, StreamingError> in
                     do throws(StreamingError) {
@@ -123,7 +127,7 @@ struct MirroringRun {
             }
             switch outcome {
             case .success(let statistics):
-                Output.print(["event": "ended", "statistics": .string(statistics.description)],
+                Output.print(["event": "ended", "statistics": statistics.json],
                              text: "castctl: mirroring ended: \(statistics)", json: device.json)
             case .failure(let error):
                 FileHandle.standardError.write(Data("castctl: \(error)\n".utf8))
@@ -134,5 +138,31 @@ struct MirroringRun {
                 }
             }
         }
+    }
+}
+
+extension CastMirroringStatistics {
+    /// What `castctl mirror --json` prints when the session ends: per stream, frames sent, refused and
+    /// acknowledged, packets, retransmissions, NACKs and PLIs received, the last loss and round trip.
+    var json: JSONValue {
+        func stream(_ sender: StreamSender.Statistics?) -> JSONValue {
+            guard let sender else { return .null }
+            var object: [String: JSONValue] = [
+                "framesSent": JSONValue(sender.framesSent), "framesRefused": JSONValue(sender.framesRefused),
+                "framesAcknowledged": JSONValue(sender.framesAcknowledged), "packetsSent": JSONValue(sender.packetsSent),
+                "retransmissions": JSONValue(sender.retransmissions), "nacksReceived": JSONValue(sender.nacksReceived),
+                "pictureLossIndications": JSONValue(sender.pictureLossIndications), "fractionLost": JSONValue(Int(sender.fractionLost)),
+            ]
+            if let rtt = sender.roundTripTime {
+                object["roundTripMs"] = JSONValue(Double(rtt.components.attoseconds / 1_000_000_000_000) / 1_000_000 + Double(rtt.components.seconds) * 1000)
+            }
+            return .object(object)
+        }
+        var object: [String: JSONValue] = [
+            "video": stream(video), "audio": stream(audio), "framesCaptured": JSONValue(framesCaptured),
+            "framesSkippedByEncoder": JSONValue(framesSkippedByEncoder),
+        ]
+        if let videoBitRate { object["videoBitRate"] = JSONValue(videoBitRate) }
+        return .object(object)
     }
 }

@@ -119,6 +119,23 @@ struct StreamReceiverTests {
         #expect(receiver.statistics.retransmissionsRequested >= 1)
     }
 
+    @Test("A frame lost whole is NACKed whole; its packets that come again count as retransmissions (one-packet audio frames)")
+    func wholeFrameRetransmission() throws {
+        var sender = try FakeSender()
+        var receiver = Self.receiver(sender)
+        _ = receiver.receive(sender.report(at: .zero), at: .zero)
+        for packet in sender.packets(0, key: true, size: 40) { _ = receiver.receive(packet, at: .milliseconds(1)) }
+        let lost = sender.packets(1, size: 40)
+        #expect(lost.count == 1)
+        for packet in sender.packets(2, size: 40) { _ = receiver.receive(packet, at: .milliseconds(67)) }
+        let deadline = try #require(receiver.nextDeadline)
+        let nack = try #require(Self.feedback(receiver.tick(now: deadline)).last)
+        #expect(nack.missing(after: FrameID(0)).map { "\($0.frame.value):\($0.packet.map(String.init) ?? "all")" } == ["1:all"])
+        let after = receiver.receive(lost[0], at: deadline + .milliseconds(2))
+        #expect(Self.played(after).map(\.frameID.value) == [1, 2])
+        #expect(receiver.statistics.retransmissionsReceived == 1)
+    }
+
     @Test("An incomplete frame that falls due is skipped for a later key frame; a later delta frame waits and asks for one")
     func skipAndPictureLoss() throws {
         var sender = try FakeSender()

@@ -91,6 +91,8 @@ public struct CastReceiverMirroringSession: Sendable, Hashable, CustomStringConv
     public var number: Int
     /// The app session it belongs to.
     public var appSessionId: String
+    /// The mirroring app it runs in: `0F5096E8` (pictures and sound) or `85CDB22F` (sound alone).
+    public var appId: String
     /// The sender endpoint that negotiated it.
     public var senderId: String
     /// The negotiated streams.
@@ -104,7 +106,7 @@ public struct CastReceiverMirroringSession: Sendable, Hashable, CustomStringConv
 
     /// `session 1: video vp8 …; audio opus …`.
     public var description: String {
-        "session \(number)\(ended.map { " (ended: \($0))" } ?? ""): " + streams.map(\.description).joined(separator: "; ")
+        "session \(number) (app \(appId))\(ended.map { " (ended: \($0))" } ?? ""): " + streams.map(\.description).joined(separator: "; ")
             + (datagramsRefused > 0 ? "; \(datagramsRefused) datagram(s) refused" : "")
     }
 }

@@ -325,7 +325,8 @@ struct MirroringModel: Sendable {
     var snapshot: CastReceiverMirroringSession? {
         guard let session = negotiation else { return nil }
         return CastReceiverMirroringSession(
-            number: number, appSessionId: appSessionId, senderId: session.sender.id,
+            number: number, appSessionId: appSessionId, appId: audioOnly ? ReceiverEngine.audioMirroringId : ReceiverEngine.mirroringId,
+            senderId: session.sender.id,
             streams: session.streams.map {
                 CastReceiverMirroringSession.Stream(
                     index: $0.offered.index, codec: $0.offered.codec, ssrc: $0.offered.ssrc, targetDelay: .milliseconds($0.offered.targetDelay),

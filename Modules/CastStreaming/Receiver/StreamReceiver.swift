@@ -89,6 +89,9 @@ public struct StreamReceiver: Sendable {
     private var feedbackCount: UInt8 = 0
     private var reportBlockPending = false
     private var nacked: Set<PacketKey> = []
+    /// Frames NACKed whole (none of their packets had come): any packet of theirs that comes counts as
+    /// a retransmission.
+    private var nackedFrames: Set<Int64> = []
     private var sequence = SequenceStatistics()
     /// The latest `now` an input carried: a due time at or before it has been acted on already.
     private var evaluatedAt: Duration?
@@ -187,7 +190,9 @@ public struct StreamReceiver: Sendable {
             statistics.packetsRefused += 1
             return []
         }
-        if nacked.remove(PacketKey(frame: frameID.value, packet: packet.packetID)) != nil { statistics.retransmissionsReceived += 1 }
+        if nacked.remove(PacketKey(frame: frameID.value, packet: packet.packetID)) != nil || nackedFrames.contains(frameID.value) {
+            statistics.retransmissionsReceived += 1
+        }
         entry.chunks[Int(packet.packetID)] = packet.payload
         entry.missing -= 1
         bufferedBytes += packet.payload.count
@@ -315,6 +320,7 @@ public struct StreamReceiver: Sendable {
     private mutating func take(_ frame: FrameID) -> ReceivedFrame {
         let entry = pending.removeValue(forKey: frame.value)!
         bufferedBytes -= entry.byteCount
+        nackedFrames.remove(frame.value)
         lastPlayed = frame
         if checkpoint < frame { checkpoint = frame }
         let encrypted = entry.chunks.reduce(into: [UInt8]()) { $0 += $1 ?? [] }
@@ -332,6 +338,7 @@ public struct StreamReceiver: Sendable {
     private mutating func drop(_ frame: FrameID) {
         if let entry = pending.removeValue(forKey: frame.value) { bufferedBytes -= entry.byteCount }
         nacked = nacked.filter { $0.frame != frame.value }
+        nackedFrames.remove(frame.value)
     }
 
     // MARK: Timing
@@ -399,6 +406,7 @@ public struct StreamReceiver: Sendable {
                 nacked.insert(PacketKey(frame: frame.value, packet: packet))
                 statistics.retransmissionsRequested += 1
             } else {
+                nackedFrames.insert(frame.value)
                 statistics.retransmissionsRequested += pending[frame.value]?.packetCount ?? 1
             }
         }

@@ -175,7 +175,7 @@ final class MirroringRecorder: Sendable {
             return .object(object)
         }
         var summary: [String: JSONValue] = [
-            "number": JSONValue(session.number), "appSessionId": .string(session.appSessionId), "senderId": .string(session.senderId),
+            "number": JSONValue(session.number), "appSessionId": .string(session.appSessionId), "appId": .string(session.appId), "senderId": .string(session.senderId),
             "streams": .array(streams), "datagramsRefused": JSONValue(session.datagramsRefused),
             "framesDroppedByRecorder": JSONValue(droppedFrames),
         ]

@@ -1,0 +1,153 @@
+import CastJSON
+import CastTestSupport
+import Foundation
+import Testing
+
+/// Our Cast Streaming sender (`castctl mirror`, `castctl audio`) against `cast-receiver`, whose receiving
+/// end Google's own sender proved first (MirroringInteropTests): what arrived is recorded and ffmpeg, not our
+/// code, says whether it decodes, how many frames, at what size, and at what pitch.
+@Suite("Interop: castctl mirrors to cast-receiver (its receiver proven by Open Screen's sender)", .serialized)
+struct MirroringSenderInteropTests {
+    static let enabled = Peers.inCI || Peers.ffmpeg != nil
+
+    /// What one run left: castctl's exit and JSON lines, the session summary the receiver wrote, its folder.
+    struct Run {
+        var status: Int32
+        var events: [JSONValue]
+        var stderr: String
+        var summary: JSONValue
+        var session: URL
+        var relay: JSONValue?
+        var receiverLines: [String]
+
+        func stream(_ codec: String) -> JSONValue? {
+            summary["streams"]?.arrayValue?.first { $0["codec"]?.stringValue == codec }
+        }
+        var ended: JSONValue? { events.last { $0["event"]?.stringValue == "ended" } }
+    }
+
+    @Test("castctl mirror test, VP8 + Opus for 8 s: ffprobe reads at least 60 % of the 240 frames at 320x240, the sound is 1 kHz",
+          .enabled(if: enabled, "needs ffmpeg: run `make test`"))
+    func vp8() async throws {
+        let run = try await mirror(["mirror", "test", "--size", "320x240", "--duration", "8"])
+        try await expectDecodes(run, codec: "vp8", frames: 240)
+        #expect(run.receiverLines.contains { $0.contains("mirroring takes vp8, h264, vp9, hevc, av1") }, "\(run.receiverLines)")
+    }
+
+    @Test("castctl mirror test --codec vp9 to an Ultra: the ANSWER takes VP9 and ffprobe decodes it",
+          .enabled(if: enabled, "needs ffmpeg: run `make test`"))
+    func vp9OnUltra() async throws {
+        let run = try await mirror(["mirror", "test", "--size", "320x240", "--duration", "6", "--codec", "vp9"], receiver: ["--profile", "ultra"])
+        try await expectDecodes(run, codec: "vp9", frames: 180)
+    }
+
+    @Test("castctl mirror --codec vp9 to a 3rd generation Chromecast: the device ANSWERs without video and castctl says so, exit 1",
+          .enabled(if: enabled, "needs ffmpeg: run `make test`"))
+    func vp9Refused() async throws {
+        let work = try MirroringFixture.directory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let receiver = try await ReceiverProcess.start(["--profile", "chromecast-3"])
+        let result = try await runProgram(TestPaths.program("castctl"), [
+            "mirror", "test", "--no-audio", "--codec", "vp9", "--duration", "3", "--host", "127.0.0.1", "--port", "\(receiver.port)"])
+        let (_, violations, violationLines) = await receiver.stopAndCountViolations()
+        let lines = receiver.child.output
+        #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("offered video vp9"), "\(result.stderr)")
+        // The one violation is the refusal itself, recorded as every refused request is.
+        #expect(violations == 1, "\(violationLines)")
+        #expect(violationLines.contains { $0.contains("[refusedRequest]") && $0.contains("Failed to select any streams") }, "\(violationLines)")
+        #expect(lines.contains { $0.contains("mirroring takes vp8, h264 up to 1920x1080") }, "\(lines)")
+    }
+
+    @Test("castctl audio for 6 s: the audio mirroring app, one Opus stream, a 1 kHz tone in what ffmpeg decodes",
+          .enabled(if: enabled, "needs ffmpeg: run `make test`"))
+    func audioAlone() async throws {
+        let run = try await mirror(["audio", "--duration", "6"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let streams = try #require(run.summary["streams"]?.arrayValue)
+        #expect(streams.map { $0["codec"]?.stringValue } == ["opus"], "\(run.summary)")
+        #expect(run.summary["appId"]?.stringValue == "85CDB22F", "\(run.summary)")
+        #expect(run.receiverLines.contains { $0.contains("negotiated (app 85CDB22F): audio opus") }, "\(run.receiverLines)")
+        let audio = try #require(run.stream("opus"))
+        let file = run.session.appendingPathComponent(try #require(audio["file"]?.stringValue)).path
+        let tone = try await MirroringFixture.toneEnergies(file, at: [500, 1_000, 2_000])
+        #expect(tone[1_000]! > 50 * max(tone[500]!, tone[2_000]!), "energies \(tone)")
+        let sent = try #require(run.ended?["statistics"]?["audio"]?["framesSent"]?.intValue, "\(run.events)")
+        #expect(sent >= 300, "castctl sent \(sent) audio frames in 6 s of 10 ms frames")
+    }
+
+    @Test("castctl mirror through a relay that drops 5 % of datagrams: the receiver NACKs, castctl retransmits, ffprobe still decodes",
+          .enabled(if: enabled, "needs ffmpeg: run `make test`"))
+    func lossy() async throws {
+        let run = try await mirror(["mirror", "test", "--size", "320x240", "--duration", "8"], loss: 0.05)
+        try await expectDecodes(run, codec: "vp8", frames: 240)
+        let relay = try #require(run.relay)
+        #expect((relay["dropped"]?.intValue ?? 0) > 0, "\(relay)")
+        let video = try #require(run.stream("vp8"))
+        let asked = video["retransmissionsRequested"]?.intValue ?? 0
+        let received = video["retransmissionsReceived"]?.intValue ?? 0
+        let statistics = try #require(run.ended?["statistics"], "\(run.events)")
+        let retransmitted = (statistics["video"]?["retransmissions"]?.intValue ?? 0) + (statistics["audio"]?["retransmissions"]?.intValue ?? 0)
+        #expect(asked > 0 && received > 0, "receiver NACKed \(asked), got \(received) again; \(run.summary)")
+        #expect(retransmitted > 0, "castctl retransmitted \(retransmitted); \(statistics)")
+    }
+
+    // MARK: The run
+
+    func mirror(_ arguments: [String], receiver extra: [String] = [], loss: Double? = nil) async throws -> Run {
+        let work = try MirroringFixture.directory()
+        let recordings = work.appendingPathComponent("recordings").path
+        var receiverArguments = extra + ["--mirror-record", recordings, "--mirror-idle-timeout", "2"]
+        var relay: ChildProcess?
+        if let loss {
+            let python = try #require(TestPaths.python, "no Python venv: run `make test`")
+            let udpPort = Int.random(in: RestartablePort.belowEphemeral)
+            let started = try ChildProcess(python, [MirroringInteropTests.script("udp_lossy_relay.py"), "--target", "\(udpPort)", "--loss", "\(loss)"])
+            relay = started
+            let line = try #require(await started.waitForLine { $0.contains("\"port\"") }, "the relay did not start: \(started.errorOutput)")
+            let relayPort = try #require(try JSONValue(parsing: line)["port"]?.intValue)
+            receiverArguments += ["--mirror-port", "\(udpPort)", "--mirror-answer-port", "\(relayPort)"]
+        }
+        let receiver = try await ReceiverProcess.start(receiverArguments)
+        let result = try await runProgram(TestPaths.program("castctl"), arguments + ["--json", "--host", "127.0.0.1", "--port", "\(receiver.port)"])
+        let ended = await receiver.child.waitForLine { $0.contains("mirroring session 1 ended") }
+        #expect(ended != nil, "\(receiver.child.output)")
+        var relayCounts: JSONValue?
+        if let relay {
+            _ = await relay.terminate()
+            relayCounts = try relay.output.last { $0.contains("dropped") }.map { try JSONValue(parsing: $0) }
+        }
+        let (_, violations, violationLines) = await receiver.stopAndCountViolations()
+        let lines = receiver.child.output
+        #expect(violations == 0, "\(violationLines)")
+        #expect(result.status == 0, "castctl: \(result.stdout) \(result.stderr)")
+        let session = URL(fileURLWithPath: recordings).appendingPathComponent("session-1")
+        let summary = try JSONValue(parsing: String(contentsOf: session.appendingPathComponent("session.json"), encoding: .utf8))
+        let events = result.stdout.compactMap { try? JSONValue(parsing: $0) }
+        return Run(status: result.status, events: events, stderr: result.stderr, summary: summary, session: session, relay: relayCounts,
+                   receiverLines: lines)
+    }
+
+    /// ffprobe decodes at least 60 % of `frames` (what castctl's test pattern makes in the duration) at 320x240,
+    /// castctl's own count agrees, and the Opus recording is a 1 kHz tone.
+    func expectDecodes(_ run: Run, codec: String, frames: Int) async throws {
+        let video = try #require(run.stream(codec), "\(run.summary)")
+        let file = run.session.appendingPathComponent(try #require(video["file"]?.stringValue)).path
+        let ffprobe = try #require(Peers.ffmpeg).replacingOccurrences(of: "ffmpeg", with: "ffprobe")
+        let probe = try await runProgram(ffprobe, [
+            "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height,nb_read_frames",
+            "-of", "json", file])
+        let probed = try JSONValue(parsing: probe.stdout.joined(separator: "\n"))["streams"]?[0]
+        #expect(probed?["codec_name"]?.stringValue == codec, "\(String(describing: probed))")
+        #expect(probed?["width"]?.intValue == 320 && probed?["height"]?.intValue == 240, "\(String(describing: probed))")
+        let decoded = probed?["nb_read_frames"]?.stringValue.flatMap(Int.init) ?? 0
+        #expect(Double(decoded) >= 0.6 * Double(frames), "ffprobe decoded \(decoded) of \(frames) frames; \(run.summary)")
+        let sent = run.ended?["statistics"]?["video"]?["framesSent"]?.intValue ?? 0
+        #expect(decoded <= sent, "more frames decoded (\(decoded)) than castctl says it sent (\(sent))")
+        if let audio = run.stream("opus") {
+            let audioFile = run.session.appendingPathComponent(try #require(audio["file"]?.stringValue)).path
+            let tone = try await MirroringFixture.toneEnergies(audioFile, at: [500, 1_000, 2_000])
+            #expect(tone[1_000]! > 50 * max(tone[500]!, tone[2_000]!), "energies \(tone)")
+        }
+    }
+}
