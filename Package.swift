@@ -89,11 +89,15 @@ let package = Package(
         .target(
             name: "CastStreaming", dependencies: ["CNettle", "CastJSON"],
             path: "Modules/CastStreaming", swiftSettings: strictSettings),
+        // Child processes that cannot outlive this one (fork on a thread that never ends, a process group of
+        // their own, PR_SET_PDEATHSIG): how every module drives ffmpeg, ffprobe, espeak-ng and yt-dlp.
+        .target(name: "CCastSpawn", path: "Modules/CCastSpawn"),
+        .target(name: "CastProcess", dependencies: ["CCastSpawn"], path: "Modules/CastProcess", swiftSettings: strictSettings),
         // Mirroring a screen, a file or the desktop's sound to a device over Cast Streaming: sources,
         // encoders (libvpx, libopus), and the session that launches the mirroring app and streams.
         .target(
             name: "CastMirroring",
-            dependencies: ["CastStreaming", "CastChannels", "CastJSON", "CastTransport", "CVPX", "COpus",
+            dependencies: ["CastStreaming", "CastChannels", "CastJSON", "CastTransport", "CastProcess", "CVPX", "COpus",
                            .product(name: "Logging", package: "swift-log")] + nio,
             path: "Modules/CastMirroring", swiftSettings: strictSettings),
         .target(
@@ -238,6 +242,7 @@ let package = Package(
             exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py", "mpris_other_sender.py",
                       "cast_sender_driver.py", "udp_lossy_relay.py", "announce_peer.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),
+        .testTarget(name: "CastProcessTests", dependencies: ["CastProcess"], path: "Tests/CastProcessTests"),
         .testTarget(name: "CastDeviceProfilesTests", dependencies: ["CastDeviceProfiles"], path: "Tests/CastDeviceProfilesTests"),
         .testTarget(
             name: "CastMirroringTests", dependencies: ["CastMirroring", "CastStreaming", "CastChannels", "CastTransport", "CastReceiver",

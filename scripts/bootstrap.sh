@@ -5,7 +5,9 @@
 #                                  tools for the lab tests, the third-party senders the interop
 #                                  tests drive (VLC, Debian's pychromecast 9.4, ffmpeg for clips, playerctl),
 #                                  espeak-ng (castctl announce --say), man-db, dpkg-dev and lintian (the
-#                                  install and .deb tests), and a Python venv with pychromecast 14, catt and nichromecast.
+#                                  install and .deb tests), Xvfb and PulseAudio (the screen and desktop-sound
+#                                  mirroring tests), and a Python venv with pychromecast 14, catt, nichromecast
+#                                  and Google's Cast Streaming sender (cast-sender).
 set -euo pipefail
 mode="${1:-build}"
 cd "$(dirname "$0")/.."
@@ -15,6 +17,7 @@ if [ "$mode" = test ]; then
   packages+=(avahi-daemon avahi-utils dbus iptables iproute2 curl python3-venv openssl)
   packages+=(vlc-bin vlc-plugin-base ffmpeg python3-pychromecast playerctl)
   packages+=(espeak-ng man-db dpkg-dev lintian)
+  packages+=(xvfb pulseaudio pulseaudio-utils)
 fi
 
 missing=()

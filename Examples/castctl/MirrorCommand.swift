@@ -8,50 +8,81 @@ import Foundation
 /// `castctl mirror`: mirror a source (a test pattern, the screen, a file) to a device over Cast Streaming.
 struct Mirror: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Mirror a test pattern, the screen or a file to a device over Cast Streaming (as Chrome mirrors a tab).",
+        abstract: "Mirror the screen, a file or a test pattern to a device over Cast Streaming (as Chrome mirrors a tab).",
         discussion: """
-            SOURCE is `test` (a moving pattern and a 1 kHz tone: no screen needed). Pictures are encoded with libvpx \
-            (VP8, or VP9 with --codec vp9) and sound with libopus, and streamed over UDP with Cast Streaming: the \
-            device plays them --target-delay behind the source (400 ms by default), asks again for lost packets, and \
-            the bit rate follows what it acknowledges. castctl streams until --duration runs out or Ctrl-C, then stops \
-            the mirroring app.
+            SOURCE is `screen` (the X11 screen of $DISPLAY or --display, with the desktop's sound: the monitor of \
+            PulseAudio's or PipeWire's default sink, or --audio-source NAME), a media file (its pictures and sound, at \
+            its own pace), or `test` (a moving pattern and a 1 kHz tone: no screen needed). ffmpeg captures and decodes; \
+            pictures are scaled to fit --max-size, encoded with libvpx (VP8, or VP9 with --codec vp9) and sound with \
+            libopus, and streamed over UDP with Cast Streaming: the device plays them --target-delay behind the source \
+            (400 ms by default), asks again for lost packets, and the bit rate follows what it acknowledges. castctl \
+            streams until --duration runs out, the file ends, or Ctrl-C, then stops the mirroring app. Wayland desktops \
+            are not captured yet (the desktop portal's ScreenCast): run an X11 session or XWayland's screen.
 
             Exit status: 0 the mirroring ran to its end (or Ctrl-C stopped it); 1 it could not start (connect, launch, \
             OFFER refused or unanswered, arguments); 3 the device stopped answering; 4 the mirroring app was stopped on \
-            the device; 6 the source or an encoder failed.
+            the device; 6 the capture or an encoder failed.
             """)
 
     @OptionGroup var device: DeviceOptions
-    @Argument(help: "What to mirror: test.") var source: String
+    @Argument(help: "What to mirror: screen, test, or a media file.") var source: String
     @Flag(help: "Mirror the pictures without the sound.") var noAudio = false
     @Option(help: "The video codec: vp8 or vp9.") var codec = "vp8"
     @Option(help: "Milliseconds the device plays behind the source.") var targetDelay = 400
-    @Option(help: "Seconds to mirror; until Ctrl-C when not given.") var duration: Double?
+    @Option(help: "Seconds to mirror; until Ctrl-C (or a file's end) when not given.") var duration: Double?
     @Option(help: "The picture size of the test pattern, WIDTHxHEIGHT.") var size = "640x360"
-    @Option(help: "Frames per second of the test pattern.") var frameRate = 30
+    @Option(help: "The largest picture sent, WIDTHxHEIGHT: a larger screen or file is scaled down, its shape kept.") var maxSize = "1920x1080"
+    @Option(help: "Frames per second.") var frameRate = 30
     @Option(help: "The highest video bit rate, in kbit/s.") var maxBitrate = 5_000
+    @Option(help: "The X11 display to capture (default $DISPLAY).") var display: String?
+    @Option(help: "The PulseAudio/PipeWire source of the sound with `screen` (default: the default sink's monitor).") var audioSource: String?
 
     func validate() throws {
         guard ["vp8", "vp9"].contains(codec) else {
             throw ValidationError("--codec must be vp8 or vp9 (H.264 needs an encoder this build does not have)")
         }
-        guard source == "test" else { throw ValidationError("SOURCE must be test") }
-        guard parsedSize != nil else { throw ValidationError("--size must be WIDTHxHEIGHT with even numbers, e.g. 1280x720") }
+        if source != "test" && source != "screen" {
+            guard FileManager.default.isReadableFile(atPath: source) else {
+                throw ValidationError("SOURCE must be screen, test or a readable media file; \(source) is none of them")
+            }
+        }
+        guard Self.parse(size) != nil else { throw ValidationError("--size must be WIDTHxHEIGHT with even numbers, e.g. 1280x720") }
+        guard Self.parse(maxSize) != nil else { throw ValidationError("--max-size must be WIDTHxHEIGHT with even numbers, e.g. 1280x720") }
         guard (1...120).contains(frameRate) else { throw ValidationError("--frame-rate must be 1...120") }
         guard (50...5_000).contains(targetDelay) else { throw ValidationError("--target-delay must be 50...5000 ms") }
         if let duration { guard duration > 0 else { throw ValidationError("--duration must be positive") } }
     }
 
-    var parsedSize: (Int, Int)? {
+    static func parse(_ size: String) -> OfferedStream.Resolution? {
         let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
         guard parts.count == 2, parts[0] >= 16, parts[1] >= 16, parts[0] % 2 == 0, parts[1] % 2 == 0 else { return nil }
-        return (parts[0], parts[1])
+        return OfferedStream.Resolution(width: parts[0], height: parts[1])
     }
 
     func run() async throws {
-        let (width, height) = parsedSize!
-        let video: any VideoSource = TestPatternSource(width: width, height: height, frameRate: frameRate)
-        let audio: (any AudioSource)? = noAudio ? nil : ToneSource()
+        let maximum = Self.parse(maxSize)!
+        let video: any VideoSource
+        let audio: (any AudioSource)?
+        do {
+            switch source {
+            case "test":
+                let pattern = Self.parse(size)!
+                video = TestPatternSource(width: pattern.width, height: pattern.height, frameRate: frameRate)
+                audio = noAudio ? nil : ToneSource()
+            case "screen":
+                video = try await FFmpegVideoSource.screen(display: display, frameRate: frameRate, maximumSize: maximum)
+                audio = noAudio ? nil : try await FFmpegAudioSource.pulse(source: audioSource)
+            default:
+                video = try await FFmpegVideoSource.file(source, frameRate: frameRate, maximumSize: maximum)
+                audio = noAudio ? nil : try FFmpegAudioSource.file(source)
+            }
+        } catch {
+            FileHandle.standardError.write(Data("castctl: \(error)\n".utf8))
+            throw ExitCode(6)
+        }
+        if let captured = video as? FFmpegVideoSource {
+            Output.logger.info("castctl: capturing \(captured.name) at \(captured.width)x\(captured.height), \(captured.frameRate) fps")
+        }
         let options = CastMirroringOptions(
             videoCodec: StreamingCodec(name: codec)!, maximumVideoBitRate: maxBitrate * 1000,
             initialVideoBitRate: min(2_000_000, maxBitrate * 1000), targetDelay: .milliseconds(targetDelay))
@@ -63,27 +94,40 @@ struct Mirror: AsyncParsableCommand {
 struct AudioMirror: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audio",
-        abstract: "Play sound on a device over Cast Streaming (the audio mirroring app): a test tone.",
+        abstract: "Play the desktop's sound on a device (a speaker, a group, a TV) over Cast Streaming.",
         discussion: """
-            With --source test (the default) a 1 kHz tone is sent. The sound is encoded with libopus and streamed with \
-            Cast Streaming to the audio mirroring app (85CDB22F), which speakers and groups run too.
+            By default the sound is what the desktop plays: the monitor of PulseAudio's (or PipeWire's) default sink, \
+            captured by ffmpeg. --source NAME takes another PulseAudio source (`pactl list short sources`), and \
+            --source test a 1 kHz tone. The sound is encoded with libopus and streamed with Cast Streaming to the audio \
+            mirroring app (85CDB22F), which speakers and groups run too, --target-delay behind the source.
 
             Exit status: as castctl mirror.
             """)
 
     @OptionGroup var device: DeviceOptions
-    @Option(help: "Where the sound comes from: test.") var source = "test"
+    @Option(help: "Where the sound comes from: a PulseAudio source name, or test (default: the default sink's monitor).") var source: String?
     @Option(help: "Milliseconds the device plays behind the source.") var targetDelay = 400
     @Option(help: "Seconds to play; until Ctrl-C when not given.") var duration: Double?
 
     func validate() throws {
-        guard source == "test" else { throw ValidationError("--source must be test") }
         if let duration { guard duration > 0 else { throw ValidationError("--duration must be positive") } }
+        guard (50...5_000).contains(targetDelay) else { throw ValidationError("--target-delay must be 50...5000 ms") }
     }
 
     func run() async throws {
+        let audio: any AudioSource
+        if source == "test" {
+            audio = ToneSource()
+        } else {
+            do {
+                audio = try await FFmpegAudioSource.pulse(source: source)
+            } catch {
+                FileHandle.standardError.write(Data("castctl: \(error)\n".utf8))
+                throw ExitCode(6)
+            }
+        }
         try await MirroringRun(device: device, duration: duration)
-            .run(video: nil, audio: ToneSource(), options: CastMirroringOptions(targetDelay: .milliseconds(targetDelay)))
+            .run(video: nil, audio: audio, options: CastMirroringOptions(targetDelay: .milliseconds(targetDelay)))
     }
 }
 

@@ -127,8 +127,8 @@ enum MirroringFixture {
         return url
     }
 
-    /// The energy of the decoded audio at each frequency (Goertzel over the first second, mono, 48 kHz).
-    static func toneEnergies(_ file: String, at frequencies: [Double]) async throws -> [Double: Double] {
+    /// The energy of the decoded audio at each frequency (Goertzel over one second after `seconds`, mono, 48 kHz).
+    static func toneEnergies(_ file: String, at frequencies: [Double], skipping seconds: Int = 0) async throws -> [Double: Double] {
         let ffmpeg = try #require(Peers.ffmpeg)
         let raw = FileManager.default.temporaryDirectory.appendingPathComponent("castor-tone-\(UUID().uuidString).s16")
         defer { try? FileManager.default.removeItem(at: raw) }
@@ -136,7 +136,7 @@ enum MirroringFixture {
         guard result.status == 0 else { throw HarnessError(message: "ffmpeg could not decode \(file): \(result.stderr)") }
         let data = try Data(contentsOf: raw)
         let samples: [Double] = data.withUnsafeBytes { buffer in
-            buffer.bindMemory(to: Int16.self).prefix(48_000).map { Double(Int16(littleEndian: $0)) }
+            buffer.bindMemory(to: Int16.self).dropFirst(48_000 * seconds).prefix(48_000).map { Double(Int16(littleEndian: $0)) }
         }
         var energies: [Double: Double] = [:]
         for frequency in frequencies {

@@ -59,10 +59,10 @@ struct MirroringSenderInteropTests {
         #expect(lines.contains { $0.contains("mirroring takes vp8, h264 up to 1920x1080") }, "\(lines)")
     }
 
-    @Test("castctl audio for 6 s: the audio mirroring app, one Opus stream, a 1 kHz tone in what ffmpeg decodes",
+    @Test("castctl audio --source test for 6 s: the audio mirroring app, one Opus stream, a 1 kHz tone in what ffmpeg decodes",
           .enabled(if: enabled, "needs ffmpeg: run `make test`"))
     func audioAlone() async throws {
-        let run = try await mirror(["audio", "--duration", "6"])
+        let run = try await mirror(["audio", "--source", "test", "--duration", "6"])
         #expect(run.status == 0, "\(run.stderr)")
         let streams = try #require(run.summary["streams"]?.arrayValue)
         #expect(streams.map { $0["codec"]?.stringValue } == ["opus"], "\(run.summary)")
@@ -92,9 +92,63 @@ struct MirroringSenderInteropTests {
         #expect(retransmitted > 0, "castctl retransmitted \(retransmitted); \(statistics)")
     }
 
+    // MARK: Real sources: the X11 screen, the desktop's sound, a file
+
+    static let hasXvfb = FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb")
+    static let hasPulseAudio = FileManager.default.isExecutableFile(atPath: "/usr/bin/pulseaudio")
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/pactl")
+
+    @Test("castctl mirror screen --no-audio against an Xvfb screen of 640x480: ffprobe reads 640x480 frames from the recording",
+          .enabled(if: Peers.inCI || (enabled && hasXvfb), "needs Xvfb and ffmpeg: run `make test`"))
+    func screen() async throws {
+        let display = try await XvfbDisplay.start(width: 640, height: 480)
+        defer { display.stop() }
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = display.name
+        let run = try await mirror(["mirror", "screen", "--no-audio", "--duration", "5"], environment: environment)
+        let video = try #require(run.stream("vp8"), "\(run.summary) \(run.stderr)")
+        let file = run.session.appendingPathComponent(try #require(video["file"]?.stringValue)).path
+        let ffprobe = try #require(Peers.ffmpeg).replacingOccurrences(of: "ffmpeg", with: "ffprobe")
+        let probe = try await runProgram(ffprobe, [
+            "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height,nb_read_frames",
+            "-of", "json", file])
+        let probed = try JSONValue(parsing: probe.stdout.joined(separator: "\n"))["streams"]?[0]
+        #expect(probed?["width"]?.intValue == 640 && probed?["height"]?.intValue == 480, "\(String(describing: probed))")
+        #expect((probed?["nb_read_frames"]?.stringValue.flatMap(Int.init) ?? 0) >= 30, "\(String(describing: probed))")
+        #expect(run.summary["streams"]?.arrayValue?.count == 1, "--no-audio sends no sound: \(run.summary)")
+    }
+
+    @Test("castctl audio with PulseAudio's null sink as the default and a 1 kHz tone played into it: the recording is the tone",
+          .enabled(if: Peers.inCI || (enabled && hasPulseAudio), "needs pulseaudio, pactl and ffmpeg: run `make test`"))
+    func desktopSound() async throws {
+        let pulse = try await PulseAudioServer.start()
+        defer { pulse.stop() }
+        // The desktop plays a tone (ffmpeg into the default sink) for longer than castctl listens.
+        let player = try ChildProcess(try #require(Peers.ffmpeg), [
+            "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000", "-t", "20", "-f", "pulse", "default"],
+            environment: pulse.environment)
+        defer { Task { _ = await player.terminate() } }
+        let run = try await mirror(["audio", "--duration", "6"], environment: pulse.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let audio = try #require(run.stream("opus"), "\(run.summary)")
+        let file = run.session.appendingPathComponent(try #require(audio["file"]?.stringValue)).path
+        let tone = try await MirroringFixture.toneEnergies(file, at: [500, 1_000, 2_000], skipping: 1)
+        #expect(tone[1_000]! > 50 * max(tone[500]!, tone[2_000]!), "energies \(tone)")
+    }
+
+    @Test("castctl mirror FILE: the file's pictures and sound at its own pace, 320x240 and 1 kHz in the recording",
+          .enabled(if: enabled, "needs ffmpeg: run `make test`"))
+    func file() async throws {
+        let clip = try await MirroringFixture.clip()
+        let run = try await mirror(["mirror", clip.path, "--duration", "5"])
+        try await expectDecodes(run, codec: "vp8", frames: 150)
+    }
+
     // MARK: The run
 
-    func mirror(_ arguments: [String], receiver extra: [String] = [], loss: Double? = nil) async throws -> Run {
+    func mirror(
+        _ arguments: [String], receiver extra: [String] = [], loss: Double? = nil, environment: [String: String]? = nil
+    ) async throws -> Run {
         let work = try MirroringFixture.directory()
         let recordings = work.appendingPathComponent("recordings").path
         var receiverArguments = extra + ["--mirror-record", recordings, "--mirror-idle-timeout", "2"]
@@ -109,7 +163,8 @@ struct MirroringSenderInteropTests {
             receiverArguments += ["--mirror-port", "\(udpPort)", "--mirror-answer-port", "\(relayPort)"]
         }
         let receiver = try await ReceiverProcess.start(receiverArguments)
-        let result = try await runProgram(TestPaths.program("castctl"), arguments + ["--json", "--host", "127.0.0.1", "--port", "\(receiver.port)"])
+        let result = try await runProgram(TestPaths.program("castctl"), arguments + ["--json", "--host", "127.0.0.1", "--port", "\(receiver.port)"],
+                                          environment: environment)
         let ended = await receiver.child.waitForLine { $0.contains("mirroring session 1 ended") }
         #expect(ended != nil, "\(receiver.child.output)")
         var relayCounts: JSONValue?
@@ -148,6 +203,73 @@ struct MirroringSenderInteropTests {
             let audioFile = run.session.appendingPathComponent(try #require(audio["file"]?.stringValue)).path
             let tone = try await MirroringFixture.toneEnergies(audioFile, at: [500, 1_000, 2_000])
             #expect(tone[1_000]! > 50 * max(tone[500]!, tone[2_000]!), "energies \(tone)")
+        }
+    }
+}
+
+/// An X virtual framebuffer on a free display number, for the screen-capture test.
+struct XvfbDisplay {
+    let name: String
+    let process: ChildProcess
+
+    static func start(width: Int, height: Int) async throws -> XvfbDisplay {
+        var failures: [String] = []
+        for _ in 0..<5 {
+            let number = Int.random(in: 100...899)
+            guard !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") else { continue }
+            // -displayfd: Xvfb writes the display number once it accepts clients.
+            let process = try ChildProcess("/usr/bin/Xvfb", [":\(number)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp",
+                                                             "-displayfd", "1"])
+            if await process.waitForLine(where: { $0.trimmingCharacters(in: .whitespaces) == "\(number)" }) != nil {
+                return XvfbDisplay(name: ":\(number)", process: process)
+            }
+            _ = await process.terminate()
+            failures.append(process.errorOutput)
+        }
+        throw HarnessError(message: "Xvfb did not start: \(failures)")
+    }
+
+    func stop() { Task { [process] in _ = await process.terminate() } }
+}
+
+/// A PulseAudio server of the test's own (its runtime folder, a null sink as the default), as a desktop has.
+struct PulseAudioServer {
+    let runtime: URL
+    let process: ChildProcess
+    /// What a client of this server needs: `XDG_RUNTIME_DIR` (and `PULSE_SERVER`) pointing at it.
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        environment["PULSE_SERVER"] = "unix:" + runtime.appendingPathComponent("pulse/native").path
+        environment["HOME"] = runtime.path
+        return environment
+    }
+
+    static func start() async throws -> PulseAudioServer {
+        let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("castor-pulse-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        environment["HOME"] = runtime.path
+        let process = try ChildProcess("/usr/bin/pulseaudio", [
+            "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--disable-shm=yes",
+            "--load=module-native-protocol-unix", "--load=module-null-sink sink_name=castor_desktop", "--log-target=stderr"],
+            environment: environment)
+        let server = PulseAudioServer(runtime: runtime, process: process)
+        // Ready once pactl sees the null sink as the default.
+        for _ in 0..<100 {
+            let info = try await runProgram("/usr/bin/pactl", ["get-default-sink"], environment: server.environment)
+            if info.status == 0, info.stdout.first == "castor_desktop" { return server }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        _ = await process.terminate()
+        throw HarnessError(message: "pulseaudio did not start: \(process.errorOutput.suffix(2000))")
+    }
+
+    func stop() {
+        Task { [process, runtime] in
+            _ = await process.terminate()
+            try? FileManager.default.removeItem(at: runtime)
         }
     }
 }

@@ -93,8 +93,10 @@ struct HarnessError: Error, CustomStringConvertible {
 }
 
 /// Runs a program to completion and returns its exit status and output.
-func runProgram(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: [String], stderr: String) {
-    let child = try ChildProcess(executable, arguments)
+func runProgram(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+) async throws -> (status: Int32, stdout: [String], stderr: String) {
+    let child = try ChildProcess(executable, arguments, environment: environment)
     let status = await child.waitForExit()
     return (status, child.output, child.errorOutput)
 }

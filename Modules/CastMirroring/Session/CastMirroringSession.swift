@@ -222,6 +222,8 @@ public final class CastMirroringSession: Sendable {
                         await transmitter.noteInput(.video)
                         lane.submit(frame)
                     }
+                    // A source that ends (a file played to its end) ends the session cleanly.
+                    if !Task.isCancelled { await transmitter.finish() }
                 } catch {
                     await transmitter.fail(StreamingError(code: .captureFailed, message: "the video source failed", cause: error))
                 }
@@ -234,6 +236,7 @@ public final class CastMirroringSession: Sendable {
                         await transmitter.noteInput(.audio)
                         lane.submit(chunk)
                     }
+                    if !Task.isCancelled { await transmitter.finish() }
                 } catch {
                     await transmitter.fail(StreamingError(code: .captureFailed, message: "the audio source failed", cause: error))
                 }
