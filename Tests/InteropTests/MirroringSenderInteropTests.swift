@@ -11,7 +11,7 @@ struct MirroringSenderInteropTests {
     static let enabled = Peers.inCI || Peers.ffmpeg != nil
 
     /// What one run left: castctl's exit and JSON lines, the session summary the receiver wrote, its folder.
-    struct Run {
+    final class Run {
         var status: Int32
         var events: [JSONValue]
         var stderr: String
@@ -19,6 +19,23 @@ struct MirroringSenderInteropTests {
         var session: URL
         var relay: JSONValue?
         var receiverLines: [String]
+
+        /// The run's folder (recordings), removed with the run.
+        var work: URL
+
+        init(status: Int32, events: [JSONValue], stderr: String, summary: JSONValue, session: URL, relay: JSONValue?,
+             receiverLines: [String], work: URL) {
+            self.status = status
+            self.events = events
+            self.stderr = stderr
+            self.summary = summary
+            self.session = session
+            self.relay = relay
+            self.receiverLines = receiverLines
+            self.work = work
+        }
+
+        deinit { try? FileManager.default.removeItem(at: work) }
 
         func stream(_ codec: String) -> JSONValue? {
             summary["streams"]?.arrayValue?.first { $0["codec"]?.stringValue == codec }
@@ -150,6 +167,8 @@ struct MirroringSenderInteropTests {
         _ arguments: [String], receiver extra: [String] = [], loss: Double? = nil, environment: [String: String]? = nil
     ) async throws -> Run {
         let work = try MirroringFixture.directory()
+        var handedOver = false
+        defer { if !handedOver { try? FileManager.default.removeItem(at: work) } }
         let recordings = work.appendingPathComponent("recordings").path
         var receiverArguments = extra + ["--mirror-record", recordings, "--mirror-idle-timeout", "2"]
         var relay: ChildProcess?
@@ -179,8 +198,9 @@ struct MirroringSenderInteropTests {
         let session = URL(fileURLWithPath: recordings).appendingPathComponent("session-1")
         let summary = try JSONValue(parsing: String(contentsOf: session.appendingPathComponent("session.json"), encoding: .utf8))
         let events = result.stdout.compactMap { try? JSONValue(parsing: $0) }
+        handedOver = true
         return Run(status: result.status, events: events, stderr: result.stderr, summary: summary, session: session, relay: relayCounts,
-                   receiverLines: lines)
+                   receiverLines: lines, work: work)
     }
 
     /// ffprobe decodes at least 60 % of `frames` (what castctl's test pattern makes in the duration) at 320x240,
@@ -197,6 +217,12 @@ struct MirroringSenderInteropTests {
         #expect(probed?["width"]?.intValue == 320 && probed?["height"]?.intValue == 240, "\(String(describing: probed))")
         let decoded = probed?["nb_read_frames"]?.stringValue.flatMap(Int.init) ?? 0
         #expect(Double(decoded) >= 0.6 * Double(frames), "ffprobe decoded \(decoded) of \(frames) frames; \(run.summary)")
+        // Frames come after they were captured (the sender's reports map its RTP clock to the shared wall clock;
+        // sampling that clock costs the mapping a millisecond or so either way), and are due on screen no earlier
+        // than they came. A capture time counted from another origin than the session's was tens of ms off.
+        let latency = try #require(video["latencyMs"], "\(run.summary)")
+        #expect((latency["arrivalMedian"]?.doubleValue ?? -100) > -5, "\(latency)")
+        #expect((latency["playoutMedian"]?.doubleValue ?? -1) >= (latency["arrivalMedian"]?.doubleValue ?? 0), "\(latency)")
         let sent = run.ended?["statistics"]?["video"]?["framesSent"]?.intValue ?? 0
         #expect(decoded <= sent, "more frames decoded (\(decoded)) than castctl says it sent (\(sent))")
         if let audio = run.stream("opus") {

@@ -208,11 +208,11 @@ public final class CastMirroringSession: Sendable {
         let session = CastMirroringSession(
             appSessionId: app.sessionId, answer: answer, offer: offer, connection: connection, control: control,
             transmitter: transmitter, lanes: lanes, clock: elapsed, logger: logger)
-        session.startSources(video: takenVideo == nil ? nil : video, audio: takenAudio == nil ? nil : audio, clock: clock)
+        session.startSources(video: takenVideo == nil ? nil : video, audio: takenAudio == nil ? nil : audio, clock: CaptureClock(elapsed: elapsed))
         return session
     }
 
-    private func startSources(video: (any VideoSource)?, audio: (any AudioSource)?, clock: any Clock<Duration>) {
+    private func startSources(video: (any VideoSource)?, audio: (any AudioSource)?, clock: CaptureClock) {
         var started: [Task<Void, Never>] = []
         let transmitter = self.transmitter
         if let video, let lane = lanes.video {

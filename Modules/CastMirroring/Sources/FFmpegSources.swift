@@ -77,13 +77,12 @@ public struct FFmpegVideoSource: VideoSource {
         ]
     }
 
-    public func frames(clock: any Clock<Duration>) -> AsyncThrowingStream<VideoFrame, any Error> {
-        let elapsed = ElapsedClock(clock)
+    public func frames(clock: CaptureClock) -> AsyncThrowingStream<VideoFrame, any Error> {
         let (width, height) = (self.width, self.height)
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: VideoFrame.self, bufferingPolicy: .bufferingNewest(1))
         FFmpegCapture.run(ffmpeg, arguments, name: name, recordSize: VideoFrame.byteCount(width: width, height: height),
                           continuation: continuation) { record in
-            VideoFrame(width: width, height: height, i420: record, captureTime: elapsed.now())
+            VideoFrame(width: width, height: height, i420: record, captureTime: clock.now)
         }
         return stream
     }
@@ -148,8 +147,7 @@ public struct FFmpegAudioSource: AudioSource {
         ]
     }
 
-    public func chunks(clock: any Clock<Duration>) -> AsyncThrowingStream<AudioChunk, any Error> {
-        let elapsed = ElapsedClock(clock)
+    public func chunks(clock: CaptureClock) -> AsyncThrowingStream<AudioChunk, any Error> {
         let channels = self.channels
         let samplesPerChunk = AudioChunk.sampleRate / 100
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: AudioChunk.self, bufferingPolicy: .bufferingNewest(8))
@@ -157,7 +155,7 @@ public struct FFmpegAudioSource: AudioSource {
         // do not bunch them; a drift beyond `resynchronizeAfter` (a pause, a lost block) sets them again.
         let timeline = Mutex<(origin: Duration, index: Int)?>(nil)
         FFmpegCapture.run(ffmpeg, arguments, name: name, recordSize: samplesPerChunk * channels * 2, continuation: continuation) { record in
-            let arrived = elapsed.now() - Self.chunkDuration
+            let arrived = clock.now - Self.chunkDuration
             let captureTime = timeline.withLock { state -> Duration in
                 var current = state ?? (arrived, 0)
                 var expected = current.origin + Self.chunkDuration * current.index

@@ -12,16 +12,16 @@ public protocol VideoSource: Sendable {
     var height: Int { get }
     /// Frames per second.
     var frameRate: Int { get }
-    /// The frames, from now on.
-    func frames(clock: any Clock<Duration>) -> AsyncThrowingStream<VideoFrame, any Error>
+    /// The frames, from now on, each with its capture time on `clock`.
+    func frames(clock: CaptureClock) -> AsyncThrowingStream<VideoFrame, any Error>
 }
 
 /// Where mirrored sound comes from: the desktop's sound, a file, a test tone.
 public protocol AudioSource: Sendable {
     /// Channels (1 or 2).
     var channels: Int { get }
-    /// The sound, in chunks of a few milliseconds at 48 kHz.
-    func chunks(clock: any Clock<Duration>) -> AsyncThrowingStream<AudioChunk, any Error>
+    /// The sound, in chunks of a few milliseconds at 48 kHz, each with its capture time on `clock`.
+    func chunks(clock: CaptureClock) -> AsyncThrowingStream<AudioChunk, any Error>
 }
 
 /// A moving test pattern, for trying mirroring without a screen: colour bars that slide, and every
@@ -88,15 +88,15 @@ public struct TestPatternSource: VideoSource {
         return (y, u, v)
     }
 
-    public func frames(clock: any Clock<Duration>) -> AsyncThrowingStream<VideoFrame, any Error> {
-        let elapsed = ElapsedClock(clock)
+    public func frames(clock: CaptureClock) -> AsyncThrowingStream<VideoFrame, any Error> {
         let source = self
         return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(2)) { continuation in
             let task = Task {
+                let start = clock.now
                 var index = 0
                 while !Task.isCancelled {
-                    let due = Duration.nanoseconds(Int64(index) * 1_000_000_000 / Int64(source.frameRate))
-                    do { try await elapsed.sleep(due) } catch { break }
+                    let due = start + Duration.nanoseconds(Int64(index) * 1_000_000_000 / Int64(source.frameRate))
+                    do { try await clock.sleep(until: due) } catch { break }
                     continuation.yield(VideoFrame(width: source.width, height: source.height, i420: source.picture(index), captureTime: due))
                     index += 1
                 }
@@ -150,15 +150,15 @@ public struct ToneSource: AudioSource {
         return samples
     }
 
-    public func chunks(clock: any Clock<Duration>) -> AsyncThrowingStream<AudioChunk, any Error> {
-        let elapsed = ElapsedClock(clock)
+    public func chunks(clock: CaptureClock) -> AsyncThrowingStream<AudioChunk, any Error> {
         let source = self
         return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(8)) { continuation in
             let task = Task {
+                let start = clock.now
                 var index = 0
                 while !Task.isCancelled {
-                    let due = Self.chunkDuration * index
-                    do { try await elapsed.sleep(due) } catch { break }
+                    let due = start + Self.chunkDuration * index
+                    do { try await clock.sleep(until: due) } catch { break }
                     continuation.yield(AudioChunk(samples: source.samples(index), channels: source.channels, captureTime: due))
                     index += 1
                 }

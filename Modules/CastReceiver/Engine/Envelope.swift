@@ -75,6 +75,9 @@ enum MirroringEvent: Sendable, Hashable {
 
 extension Duration {
     /// The duration in seconds as a `Double`.
+    /// The duration in milliseconds, fractions kept.
+    var milliseconds: Double { seconds * 1000 }
+
     var seconds: Double {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18

@@ -6,7 +6,10 @@ import Synchronization
 /// Writes what a mirroring session received as files ffmpeg plays: VP8/VP9/AV1 as IVF, H.264/HEVC
 /// as Annex B (with a `.timestamps` file of the RTP timestamps beside it), Opus as Ogg, AAC as ADTS;
 /// and, when the session ends, `session.json` with each stream's codec, SSRC, file, counters and the
-/// capture time of its first frame relative to the session's first (lip sync).
+/// capture time of its first frame relative to the session's first (lip sync), and how late frames came:
+/// from the capture time the sender's reports give to the moment the frame was whole here (arrival) and
+/// to the moment it is due on screen (playout), median and 95th percentile. Beside each stream's file,
+/// `FILE.timing.csv` has those times frame by frame (milliseconds on the receiver's clock).
 ///
 /// Files are written on a queue of their own, never on the receiver's event loop; frames that would
 /// push the bytes waiting to be written past ``maximumPendingBytes`` are dropped and counted.
@@ -17,6 +20,8 @@ final class MirroringRecorder: Sendable {
     let files: [Int: URL]
     /// The most bytes queued for writing at once.
     static let maximumPendingBytes = 32 << 20
+    /// The most frames whose latencies are kept for the summary (an hour of 30 fps video).
+    static let maximumLatencySamples = 108_000
 
     private let queue = DispatchQueue(label: "castor.receiver.mirror-recorder")
     private let pending = Mutex(0)
@@ -28,6 +33,10 @@ final class MirroringRecorder: Sendable {
         var timeBase: Int
         var handle: FileHandle?
         var timestamps: FileHandle?
+        var timing: FileHandle?
+        /// Arrival and playout latencies of the frames so far (at most ``maximumLatencySamples``).
+        var arrivals: [Double] = []
+        var playouts: [Double] = []
         var ivf: IVFWriter?
         var ogg: OggOpusWriter?
         var adts: ADTSWriter?
@@ -70,6 +79,11 @@ final class MirroringRecorder: Sendable {
                 let side = url.appendingPathExtension("timestamps")
                 _ = FileManager.default.createFile(atPath: side.path, contents: nil)
                 entry.timestamps = try? FileHandle(forWritingTo: side)
+            }
+            let timing = url.appendingPathExtension("timing.csv")
+            if FileManager.default.createFile(atPath: timing.path, contents: Data("frame,key,capture_ms,completed_ms,playout_ms\n".utf8)) {
+                entry.timing = try? FileHandle(forWritingTo: timing)
+                _ = try? entry.timing?.seekToEnd()
             }
             files[stream.index] = url
             streams[stream.index] = entry
@@ -135,6 +149,13 @@ final class MirroringRecorder: Sendable {
         if let timestamps = stream.timestamps {
             try timestamps.write(contentsOf: Data("\(relative)\n".utf8))
         }
+        func ms(_ time: Duration) -> String { String(format: "%.3f", time.milliseconds) }
+        try stream.timing?.write(contentsOf: Data(
+            "\(frame.frameID.value),\(frame.isKeyFrame ? 1 : 0),\(ms(frame.captureTime)),\(ms(frame.completedAt)),\(ms(frame.playoutTime))\n".utf8))
+        if stream.arrivals.count < Self.maximumLatencySamples {
+            stream.arrivals.append((frame.completedAt - frame.captureTime).milliseconds)
+            stream.playouts.append((max(frame.playoutTime, frame.completedAt) - frame.captureTime).milliseconds)
+        }
     }
 
     /// Closes every file (the IVF frame count rewritten, Ogg's last page written) and writes
@@ -152,6 +173,7 @@ final class MirroringRecorder: Sendable {
                     if var ogg = stream.ogg, stream.headerWritten { try? handle.write(contentsOf: ogg.end()) }
                     try? handle.close()
                     try? stream.timestamps?.close()
+                    try? stream.timing?.close()
                     stream.handle = nil
                     state.streams[index] = stream
                 }
@@ -172,6 +194,16 @@ final class MirroringRecorder: Sendable {
             if let first = stream.firstCaptureTime, let earliest {
                 object["firstCaptureOffsetMs"] = .number((first - earliest).seconds * 1000)
             }
+            let recorded = state.withLock { $0.streams[stream.index] }
+            if let recorded, !recorded.arrivals.isEmpty {
+                object["latencyMs"] = [
+                    "frames": JSONValue(recorded.arrivals.count),
+                    "arrivalMedian": .number(Self.percentile(recorded.arrivals, 0.5)),
+                    "arrivalP95": .number(Self.percentile(recorded.arrivals, 0.95)),
+                    "playoutMedian": .number(Self.percentile(recorded.playouts, 0.5)),
+                    "playoutP95": .number(Self.percentile(recorded.playouts, 0.95)),
+                ]
+            }
             return .object(object)
         }
         var summary: [String: JSONValue] = [
@@ -183,5 +215,12 @@ final class MirroringRecorder: Sendable {
         if let offer = session.offer, let json = try? JSONValue(parsing: offer) { summary["offer"] = json }
         if let failure = state.withLock({ $0.failure }) { summary["recordingError"] = .string(failure) }
         try? Data(JSONValue.object(summary).serialized().utf8).write(to: directory.appendingPathComponent("session.json"))
+    }
+
+    /// The value below which `fraction` of `values` lie (nearest rank).
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        let sorted = values.sorted()
+        let rank = min(sorted.count - 1, max(0, Int((fraction * Double(sorted.count)).rounded(.up)) - 1))
+        return sorted[rank]
     }
 }
