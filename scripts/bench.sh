@@ -12,6 +12,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# 8. Mirroring (Cast Streaming): castctl mirror/audio and Google's Open Screen sender (cast-sender) against
+# cast-receiver, and the live-HLS path Linux users have today; release builds of castctl and cast-receiver.
+# Knobs: BENCH_MIRROR_ROUNDS (3), BENCH_MIRROR_SECONDS (15). This section alone: scripts/bench.sh mirroring.
+mirroring_section() {
+    local scratch=${CASTOR_BENCH_SCRATCH:-.build-release} python=${CASTOR_PYTHON:-$PWD/.venv/bin/python}
+    echo "== 8. mirroring: building castctl and cast-receiver (release, $scratch)" >&2
+    swift build -c release --scratch-path "$scratch" --product castctl >&2
+    swift build -c release --scratch-path "$scratch" --product cast-receiver >&2
+    mkdir -p bench
+    "$python" Tests/Benchmarks/mirroring_bench.py --castctl "$scratch/release/castctl" --receiver "$scratch/release/cast-receiver" \
+        --driver Tests/InteropTests/cast_sender_driver.py --rounds "${BENCH_MIRROR_ROUNDS:-3}" --seconds "${BENCH_MIRROR_SECONDS:-15}" \
+        --output bench/mirroring.json >/dev/null
+}
+if [[ "${1:-}" == mirroring ]]; then
+    mirroring_section
+    exit 0
+fi
+
 SCRATCH=${CASTOR_BENCH_SCRATCH:-.build-release}
 PYTHON=${CASTOR_PYTHON:-$PWD/.venv/bin/python}
 ROUNDS=${BENCH_ROUNDS:-5}
@@ -198,3 +216,5 @@ record hold_all_report 1 "$BIN" hold --ports "$ports" --auth report --hold-secon
 "$PYTHON" Tests/Benchmarks/report.py "$RAW" bench/results.json \
     --build-seconds "$build_seconds" --command "make bench" \
     --rounds "$ROUNDS" --connect-runs "$CONNECT_RUNS" --seek-rounds "$SEEK_ROUNDS" --seeks "$SEEKS" --devices "$DEVICES"
+
+mirroring_section
