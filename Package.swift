@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "CastReceiver", targets: ["CastReceiver"]),
         .library(name: "CastIntents", targets: ["CastIntents"]),
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
+        .library(name: "CastConversion", targets: ["CastConversion"]),
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
         .library(name: "CastKnownHosts", targets: ["CastKnownHosts"]),
         .library(name: "CastDIAL", targets: ["CastDIAL"]),
@@ -128,6 +129,17 @@ let package = Package(
                                  .product(name: "Logging", package: "swift-log")],
             path: "Modules/CastMediaServer", swiftSettings: strictSettings),
 
+        // Starts ffmpeg and ffprobe so that they cannot outlive their parent (fork, a process group,
+        // PR_SET_PDEATHSIG, exec): nothing in Foundation or swift-subprocess sets the parent-death signal.
+        .target(name: "CCastSpawn", path: "Modules/CCastSpawn"),
+        // Probe (ffprobe), plan per device profile, and on-demand HLS conversion (ffmpeg) served through
+        // CastMediaServer: drives the field's tools as child processes, links no codec.
+        .target(
+            name: "CastConversion",
+            dependencies: ["CastDeviceProfiles", "CastMediaServer", "CastJSON", "CCastSpawn",
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Modules/CastConversion", swiftSettings: strictSettings),
+
         .target(
             name: "Castor",
             dependencies: ["CastChannels", "CastMedia", "CastQueue", "CastMetadata", "CastDiscovery", "CastTransport",
@@ -162,7 +174,7 @@ let package = Package(
             dependencies: [
                 "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
                 "CastReceiver", "ChatChannel", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
-                "CastMPRIS",
+                "CastMPRIS", "CastConversion", "CastDeviceProfiles", "CastHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -270,6 +282,10 @@ let package = Package(
         .testTarget(
             name: "CastMediaServerTests", dependencies: ["CastMediaServer", "CastTestSupport"] + nio,
             path: "Tests/CastMediaServerTests"),
+        .testTarget(
+            name: "CastConversionTests",
+            dependencies: ["CastConversion", "CastDeviceProfiles", "CastMediaServer", "CastJSON", "CastTestSupport"],
+            path: "Tests/CastConversionTests"),
         .testTarget(
             name: "CastMPRISTests",
             dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscovery", "CastTransport",
