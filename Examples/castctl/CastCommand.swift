@@ -232,11 +232,11 @@ enum CastPlan {
                 if let title = entry.title { media.metadata?.title = title }
                 items.append(QueueItemBuilder(media: media).build())
             case .file(let path):
-                if let conversion {
-                    items.append(try await ConvertedItems.item(
-                        path: path, title: entry.title, extraSubtitles: index == 0 ? (subtitles.map { [$0] } ?? []) : [],
-                        profile: conversion.profile, options: conversion.options, tools: conversion.tools, server: server,
-                        conversions: conversion.conversions, startsAtOnce: index == 0, json: conversion.json))
+                if let conversion, let item = try await ConvertedItems.item(
+                    path: path, title: entry.title, extraSubtitles: index == 0 ? (subtitles.map { [$0] } ?? []) : [],
+                    profile: conversion.profile, options: conversion.options, tools: conversion.tools, server: server,
+                    conversions: conversion.conversions, startsAtOnce: index == 0, json: conversion.json) {
+                    items.append(item)
                     continue
                 }
                 let published = try server.publish(mediaAt: path, extraSubtitles: index == 0 ? (subtitles.map { [$0] } ?? []) : [])

@@ -137,12 +137,24 @@ actor CastConversions {
 /// Local files planned for the device and published through conversions.
 enum ConvertedItems {
     /// A queue item for a local file: probed, planned for `profile`, published (as it is, or as HLS made on demand),
-    /// with its embedded text subtitles and the subtitle files beside it as WebVTT tracks.
+    /// with its embedded text subtitles and the subtitle files beside it as WebVTT tracks; `nil` for a file
+    /// ffprobe cannot read (unless --transcode always), which is then served as it is.
     static func item(
         path: String, title: String?, extraSubtitles: [String], profile: CastDeviceProfile, options: ConversionOptions,
         tools: FFmpegTools, server: CastMediaServer, conversions: CastConversions, startsAtOnce: Bool, json: Bool
-    ) async throws -> QueueItem {
-        let media = try await MediaProbe(tools: tools).probe(path)
+    ) async throws -> QueueItem? {
+        let probed = await probe(path, tools: tools)
+        let media: ProbedMedia
+        switch probed {
+        case .success(let result):
+            media = result
+        case .failure(let error) where options.policy != .always && [.probeFailed, .malformedProbe].contains(error.code):
+            // Not media ffprobe reads: the device may still know it; it is served as it is.
+            FileHandle.standardError.write(Data("castctl: \(error.message); serving it as it is\n".utf8))
+            return nil
+        case .failure(let error):
+            throw error
+        }
         let plan = try ConversionPlan(for: media, profile: profile, options: options)
         if !json {
             for line in plan.lines { FileHandle.standardError.write(Data("castctl: \(line)\n".utf8)) }
@@ -175,6 +187,14 @@ enum ConvertedItems {
             if plan.video != nil { information.hlsVideoSegmentFormat = CastMedia.HLSVideoSegmentFormat.mpeg2TS }
         }
         return QueueItemBuilder(media: information).build()
+    }
+
+    private static func probe(_ path: String, tools: FFmpegTools) async -> Result<ProbedMedia, ConversionError> {
+        do {
+            return .success(try await MediaProbe(tools: tools).probe(path))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The subtitle files beside a video (movie.srt, movie.en.vtt) and those given, published as WebVTT.

@@ -51,9 +51,10 @@ public struct SegmentLayout: Sendable, Hashable {
         return low
     }
 
-    /// The playlist's `EXT-X-TARGETDURATION`: the longest segment, rounded up to whole seconds.
+    /// The playlist's `EXT-X-TARGETDURATION`: the longest segment rounded to the nearest second (RFC 8216
+    /// §4.3.3.1 compares each `EXTINF` rounded so), at least 1.
     public var targetDuration: Int {
-        Int((starts.indices.map(length(of:)).max() ?? 1).rounded(.up))
+        max(1, Int((starts.indices.map(length(of:)).max() ?? 1).rounded()))
     }
 
     /// Segments of `target` seconds after the `leading` ones (for converted video, whose key frames are forced
