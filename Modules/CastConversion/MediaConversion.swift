@@ -19,7 +19,7 @@ import Synchronization
 /// await conversion.stop()              // no ffmpeg left, temporary files removed
 /// ```
 ///
-/// It is the ``MediaResourceProvider`` of its registration on the ``CastMediaServer``: the playlists, every
+/// It is the `MediaResourceProvider` of its registration on the `CastMediaServer`: the playlists, every
 /// segment and every subtitle track are names under one token. A segment request waits (up to
 /// ``Configuration/segmentTimeout``) while ffmpeg makes it; a request beyond or behind what ffmpeg is making
 /// restarts ffmpeg there (see ``SegmentScheduler``), so a device's SEEK to 15 s gets the segment holding 15 s.
@@ -101,7 +101,7 @@ public actor MediaConversion: MediaResourceProvider {
 
     /// Probes a file, plans it for `profile` and publishes it on `server`.
     /// - Throws: ``ConversionError`` from probing or planning (``ConversionError/Code/toolMissing`` when ffmpeg is
-    ///   not installed), or when the temporary directory cannot be made; ``MediaServerError`` is wrapped.
+    ///   not installed), or when the temporary directory cannot be made; `MediaServerError` is wrapped.
     public static func publish(
         file path: String, profile: CastDeviceProfile, options: ConversionOptions = ConversionOptions(), on server: CastMediaServer,
         tools: FFmpegTools, configuration: Configuration = Configuration()

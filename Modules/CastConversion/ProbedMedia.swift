@@ -3,14 +3,14 @@ import CastDeviceProfiles
 /// What ffprobe found in a media file: the container, every stream with its index, language, title and
 /// dispositions, and the duration.
 ///
-/// ``media`` is the same description in the words ``CastDeviceProfile`` decides with; ``streams`` keeps
+/// ``media`` is the same description in the words `CastDeviceProfile` decides with; ``streams`` keeps
 /// what a plan also needs (titles, dispositions, B-frames, bit rates, every stream in file order).
 public struct ProbedMedia: Sendable, Hashable {
     /// The file probed, when it came from a file.
     public var path: String?
     /// ffprobe's `format_name` (`matroska,webm`, `mov,mp4,m4a,3gp,3g2,mj2`).
     public var formatName: String
-    /// The container, streams and duration as a ``MediaDescription`` (video, audio and subtitle streams; other
+    /// The container, streams and duration as a `MediaDescription` (video, audio and subtitle streams; other
     /// streams, such as fonts, are left out).
     public var media: MediaDescription
     /// Every stream, in file order.
@@ -117,21 +117,21 @@ public struct ProbedStream: Sendable, Hashable, CustomStringConvertible {
         self.bitRate = bitRate
     }
 
-    /// The stream as a ``VideoStreamDescription``.
+    /// The stream as a `VideoStreamDescription`.
     public var videoDescription: VideoStreamDescription {
         VideoStreamDescription(
             index: index, codec: codec, profile: profile, level: level, width: width, height: height, frameRate: frameRate,
             bitDepth: bitDepth, isAttachedPicture: isAttachedPicture)
     }
 
-    /// The stream as an ``AudioStreamDescription``.
+    /// The stream as an `AudioStreamDescription`.
     public var audioDescription: AudioStreamDescription {
         AudioStreamDescription(
             index: index, codec: codec, profile: profile, channels: channels, sampleRate: sampleRate, bitDepth: bitDepth,
             language: language)
     }
 
-    /// The stream as a ``SubtitleStreamDescription``.
+    /// The stream as a `SubtitleStreamDescription`.
     public var subtitleDescription: SubtitleStreamDescription {
         SubtitleStreamDescription(
             index: index, codec: codec, language: language, title: title, isDefault: isDefault, isForced: isForced)
