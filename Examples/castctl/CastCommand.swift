@@ -107,7 +107,10 @@ struct Cast: AsyncParsableCommand {
         guard let player = cast.player else { throw CastError(code: .noSession, message: "The session ended while starting") }
         let firstTracks = items.first?.media?.tracks ?? []
         var options = CastLoadOptions()
-        if !subtitlesOff, let first = firstTracks.first { options.activeTrackIds = [first.trackId] }
+        // A converted item names its own track to turn on (an embedded default or forced one, else a file beside it).
+        if !subtitlesOff, let first = items.first?.activeTrackIds ?? firstTracks.first.map({ [$0.trackId] }) {
+            options.activeTrackIds = first
+        }
         do {
             try await player.loadItems(from: items.compactMap { $0.media }.map(CastAsset.init(media:)), with: options)
         } catch {

@@ -176,6 +176,9 @@ enum ConvertedItems {
         var metadata = CastMetadata(title: title ?? ((path as NSString).lastPathComponent as NSString).deletingPathExtension,
                                     metadataType: .generic, images: [])
         metadata.subtitle = (path as NSString).lastPathComponent
+        // The subtitle track turned on: an embedded one the file marks forced or default, else a file beside it.
+        let preferred = converted.textTracks.firstIndex { $0.isForced } ?? converted.textTracks.firstIndex { $0.isDefault }
+        let active = preferred.map { $0 + 1 } ?? (tracks.count > converted.textTracks.count ? converted.textTracks.count + 1 : nil)
         var information = MediaInformation(
             contentId: converted.url, contentType: converted.contentType, streamType: .buffered, duration: converted.duration,
             metadata: metadata, tracks: tracks.isEmpty ? nil : tracks)
@@ -186,7 +189,9 @@ enum ConvertedItems {
             information.hlsSegmentFormat = plan.video == nil ? CastMedia.HLSSegmentFormat.tsAAC : CastMedia.HLSSegmentFormat.ts
             if plan.video != nil { information.hlsVideoSegmentFormat = CastMedia.HLSVideoSegmentFormat.mpeg2TS }
         }
-        return QueueItemBuilder(media: information).build()
+        var item = QueueItemBuilder(media: information).build()
+        item.activeTrackIds = active.map { [$0] }
+        return item
     }
 
     private static func probe(_ path: String, tools: FFmpegTools) async -> Result<ProbedMedia, ConversionError> {

@@ -71,6 +71,8 @@ public actor MediaConversion: MediaResourceProvider {
     public nonisolated let events: AsyncStream<ConversionEvent>
 
     private let tools: FFmpegTools
+    /// The source's canonical path (symbolic links resolved: the server opens files with `O_NOFOLLOW`).
+    private let sourcePath: String
     private let options: ConversionOptions
     private let configuration: Configuration
     private let directory: String
@@ -149,6 +151,11 @@ public actor MediaConversion: MediaResourceProvider {
         directory: String
     ) {
         self.source = source
+        self.sourcePath = source.path.flatMap { path in
+            guard let resolved = realpath(path, nil) else { return nil }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        } ?? source.path ?? ""
         self.plan = plan
         self.options = options
         self.tools = tools
@@ -229,7 +236,7 @@ public actor MediaConversion: MediaResourceProvider {
         guard !stopped else { throw MediaServerError(code: .resourceUnavailable, message: "the conversion has stopped") }
         guard let registration else { return nil }
         if case .direct = plan.delivery, name == registration.name {
-            return .file(atPath: source.path ?? "", contentType: registration.contentType)
+            return .file(atPath: sourcePath, contentType: registration.contentType)
         }
         if let track = plan.textTracks.first(where: { FFmpegArguments.subtitleName(stream: $0.stream.index) == name }) {
             return try await subtitles(track.stream.index)
@@ -379,7 +386,7 @@ public actor MediaConversion: MediaResourceProvider {
             return
         }
         let arguments = FFmpegArguments(
-            plan: plan, layout: layout, source: source.path ?? "", options: options,
+            plan: plan, layout: layout, source: sourcePath, options: options,
             sourceHasReorderedFrames: plan.video?.stream.hasReorderedFrames ?? false)
         let commandLine = arguments.segmentRun(from: segment, directory: directory, hardware: hardware)
         let (lines, linesSink) = AsyncStream.makeStream(of: String.self)
@@ -512,7 +519,7 @@ public actor MediaConversion: MediaResourceProvider {
         defer { Task { await limiter.release() } }
         guard !stopped else { return .failure(ConversionError(code: .stopped, message: "the conversion has stopped")) }
         let arguments = FFmpegArguments(
-            plan: plan, layout: SegmentLayout(starts: [0], duration: source.duration ?? 1), source: source.path ?? "", options: options,
+            plan: plan, layout: SegmentLayout(starts: [0], duration: source.duration ?? 1), source: sourcePath, options: options,
             sourceHasReorderedFrames: false
         ).subtitleExtraction(streams: streams, directory: directory)
         let child: ChildRun

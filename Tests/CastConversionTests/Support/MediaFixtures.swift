@@ -47,12 +47,15 @@ actor MediaFixtures {
     }
 
     /// A short clip of the given codecs in the given container (`1 s`, 160x96, 25 fps), for probe and plan tables.
-    func clip(_ name: String, video: [String]?, audio: [String]?, extra: [String] = [], seconds: Int = 1,
+    /// - Parameters:
+    ///   - inputs: more inputs after the lavfi ones (`-f srt -i file`), mapped in `extra`.
+    func clip(_ name: String, video: [String]?, audio: [String]?, inputs: [String] = [], extra: [String] = [], seconds: Int = 1,
               size: String = "160x96", rate: Int = 25) async throws -> String {
         try await make(name) { path, _ in
             var arguments: [String] = []
             if video != nil { arguments += ["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=\(rate):duration=\(seconds)"] }
             if audio != nil { arguments += ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)"] }
+            arguments += inputs
             if let video { arguments += ["-map", "0:v"] + video } else { arguments += ["-vn"] }
             if let audio { arguments += ["-map", video == nil ? "0:a" : "1:a"] + audio } else { arguments += ["-an"] }
             return arguments + extra + [path]
