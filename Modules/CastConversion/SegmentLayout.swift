@@ -77,7 +77,11 @@ public struct SegmentLayout: Sendable, Hashable {
 
     /// Segments cut at key frames: each starts at the first key frame at least the segment's length after the
     /// previous start (for copied video, which can only be cut there).
-    /// - Parameter keyframes: the key frames' times in seconds, ascending (from ``MediaProbe/keyframeTimes(of:stream:)``).
+    /// - Parameters:
+    ///   - keyframes: the key frames' times in seconds, ascending (from ``MediaProbe/keyframeTimes(of:stream:)``).
+    ///   - duration: the source's duration in seconds.
+    ///   - target: the segments' length after the leading ones, in seconds.
+    ///   - leading: the lengths of the first segments.
     /// - Throws: ``ConversionError/Code/invalidOptions`` for a duration that is not positive or too long.
     public static func keyframes(_ keyframes: [Double], duration: Double, target: Double, leading: [Double] = defaultLeading)
         throws(ConversionError) -> SegmentLayout {

@@ -106,6 +106,41 @@ struct ConversionServingTests {
         await server.shutdown()
     }
 
+    @Test("--burn-subtitles 3 draws the ASS stream into the picture: the video is converted, the stream is no text track, and the picture differs from an unburnt conversion only while the cue shows")
+    func burnIn() async throws {
+        let tools = try MediaFixtures.requireTools()
+        let movie = try await MediaFixtures.shared.movie()
+        let server = try await CastMediaServer.start(.init(host: "127.0.0.1"))
+        // Segment 6 is 15-18 s; the ASS cue "Seize secondes" shows from 16 s to 18 s.
+        func segment6(_ options: ConversionOptions) async throws -> (String, [Int]) {
+            let conversion = try await MediaConversion.publish(file: movie, profile: .chromecast3, options: options, on: server, tools: tools)
+            let media = await conversion.media
+            let path = NSTemporaryDirectory() + "castor-burn-\(UUID().uuidString).ts"
+            #expect(try await HTTPFetch.get(media.url.replacingOccurrences(of: "master.m3u8", with: "segment-6.ts"), into: path).status == 200)
+            await conversion.stop()
+            return (path, media.textTracks.map(\.streamIndex))
+        }
+        let (burnt, burntTracks) = try await segment6(ConversionOptions(burnSubtitleStream: 3))
+        let (plain, plainTracks) = try await segment6(ConversionOptions())
+        defer { unlink(burnt); unlink(plain) }
+        #expect(burntTracks == [2] && plainTracks == [2, 3])
+        #expect(try await FFprobe.codecs(burnt)["video"] == ["h264"])
+        // The luma of the frame 0.5 s and 2 s into the segment (15.5 s: no cue; 17 s: the cue).
+        func luma(_ path: String, at offset: Double) async throws -> [UInt8] {
+            let output = NSTemporaryDirectory() + "castor-frame-\(UUID().uuidString).gray"
+            defer { unlink(output) }
+            let run = try ChildProcess(tools.ffmpeg, ["-v", "error", "-nostdin", "-y", "-i", path, "-ss", String(offset),
+                                                      "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", output])
+            #expect(await run.waitForExit() == 0, "\(run.errorOutput)")
+            return Array(try Data(contentsOf: URL(fileURLWithPath: output)))
+        }
+        let before = (try await luma(burnt, at: 0.5), try await luma(plain, at: 0.5))
+        let during = (try await luma(burnt, at: 2), try await luma(plain, at: 2))
+        #expect(!before.0.isEmpty && before.0 == before.1, "no cue yet: the same picture")
+        #expect(!during.0.isEmpty && during.0 != during.1, "the cue is drawn")
+        await server.shutdown()
+    }
+
     static func segments(_ playlist: String) -> [(name: String, duration: Double)] {
         var result: [(String, Double)] = []
         var pending: Double?
