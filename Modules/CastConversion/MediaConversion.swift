@@ -352,7 +352,11 @@ public actor MediaConversion: MediaResourceProvider {
             case .stopRun(let id):
                 runs[id]?.stopping = true
                 runs[id]?.launcher?.cancel()
-                runs[id]?.child?.kill(SIGKILL)
+                if let child = runs[id]?.child {
+                    child.kill(SIGKILL)  // its launcher reaps it and gives its slot back
+                } else {
+                    runs[id] = nil  // not started: its launcher finds nothing to start
+                }
             case .pauseRun(let id):
                 runs[id]?.child?.kill(SIGSTOP)
                 configuration.logger.debug("conversion: ffmpeg paused", metadata: ["pid": "\(runs[id]?.child?.pid ?? 0)"])

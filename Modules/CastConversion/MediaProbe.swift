@@ -9,15 +9,19 @@ import Foundation
 public struct MediaProbe: Sendable {
     /// The programs.
     public var tools: FFmpegTools
-    /// How long one ffprobe run may take.
+    /// How long one ffprobe run reading the format and streams may take.
     public var timeout: Duration
+    /// How long reading every packet's flags for ``keyframeTimes(of:stream:)`` may take (it reads the whole file).
+    public var keyframeTimeout: Duration
     /// The most key frames read from one stream (a day of video at one key frame a second fits).
     public var maximumKeyframes: Int
 
     /// Creates a probe.
-    public init(tools: FFmpegTools, timeout: Duration = .seconds(30), maximumKeyframes: Int = 100_000) {
+    public init(tools: FFmpegTools, timeout: Duration = .seconds(30), keyframeTimeout: Duration = .seconds(300),
+                maximumKeyframes: Int = 100_000) {
         self.tools = tools
         self.timeout = timeout
+        self.keyframeTimeout = keyframeTimeout
         self.maximumKeyframes = maximumKeyframes
     }
 
@@ -31,7 +35,7 @@ public struct MediaProbe: Sendable {
         let run = try start(
             ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-show_error", "--", path],
             output: .collect(limit: ProbedMedia.maximumReportBytes))
-        let exit = try await finish(run, what: "probing \(path)")
+        let exit = try await finish(run, what: "probing \(path)", timeout: timeout)
         if run.outputOverflowed {
             throw ConversionError(code: .tooLarge, message: "ffprobe's report on \(path) is larger than \(ProbedMedia.maximumReportBytes) bytes")
         }
@@ -57,7 +61,7 @@ public struct MediaProbe: Sendable {
             ["-v", "error", "-select_streams", String(stream), "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
              "--", path],
             output: .lines { line in collector.add(line) })
-        let exit = try await finish(run, what: "reading the key frames of \(path)")
+        let exit = try await finish(run, what: "reading the key frames of \(path)", timeout: keyframeTimeout)
         let (times, overflowed) = collector.result
         if overflowed {
             throw ConversionError(code: .tooLarge, message: "\(path) has more than \(maximumKeyframes) key frames in stream \(stream)")
@@ -76,8 +80,7 @@ public struct MediaProbe: Sendable {
         }
     }
 
-    private func finish(_ run: ChildRun, what: String) async throws(ConversionError) -> ChildExit {
-        let timeout = self.timeout
+    private func finish(_ run: ChildRun, what: String, timeout: Duration) async throws(ConversionError) -> ChildExit {
         let exit = await withTaskGroup(of: ChildExit?.self) { group in
             group.addTask { await run.exit() }
             group.addTask {
