@@ -17,9 +17,7 @@ struct CastConvertEndToEndTests {
 
     @Test("--transcode never loads the Matroska as it is; chromecast-3 refuses it and castctl exits 5 naming HEVC")
     func neverIsRefused() async throws {
-        let folder = try ConversionPeers.folder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let movie = try await ConversionPeers.movie(in: folder)
+        let movie = try await ConversionPeers.sharedMovie()
         let receiver = try await ReceiverProcess.start(["--profile", "chromecast-3", "--fetch-media"])
         let run = try castctl(movie, port: receiver.port, ["--transcode", "never", "--device-profile", "chromecast-3"])
         let status = await run.waitForExit()
@@ -34,7 +32,7 @@ struct CastConvertEndToEndTests {
     func chromecast3() async throws {
         let folder = try ConversionPeers.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let movie = try await ConversionPeers.movie(in: folder)
+        let movie = try await ConversionPeers.sharedMovie()
         let receiver = try await ReceiverProcess.start(["--profile", "chromecast-3", "--fetch-media"])
         let run = try castctl(movie, port: receiver.port, ["--device-profile", "chromecast-3"])
         let playing = await run.waitForLine { $0.hasPrefix("PLAYING") || $0.hasPrefix("IDLE") || $0.hasPrefix("castctl: the") }
@@ -83,9 +81,7 @@ struct CastConvertEndToEndTests {
 
     @Test("ultra: the HEVC is copied, not re-encoded, into fragmented-MP4 segments; the AC-3 becomes AAC")
     func ultraCopiesHEVC() async throws {
-        let folder = try ConversionPeers.folder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let movie = try await ConversionPeers.movie(in: folder)
+        let movie = try await ConversionPeers.sharedMovie()
         let receiver = try await ReceiverProcess.start(["--profile", "ultra", "--fetch-media"])
         let run = try castctl(movie, port: receiver.port, ["--device-profile", "ultra"])
         let playing = await run.waitForLine { $0.hasPrefix("PLAYING") || $0.hasPrefix("IDLE") || $0.hasPrefix("castctl: the") }

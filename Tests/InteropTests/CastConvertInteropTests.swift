@@ -63,7 +63,7 @@ struct CastConvertInteropTests {
         let workdir = NSTemporaryDirectory() + "castor-convert-interop-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: workdir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: workdir) }
-        let movie = try await ConversionPeers.movie(in: workdir)
+        let movie = try await ConversionPeers.sharedMovie()
         var arguments = ["-n", "--", python, Self.driver, mode, "--receiver", TestPaths.program("cast-receiver"),
                          "--castctl", TestPaths.program("castctl"), "--workdir", workdir, "--movie", movie, "--profile", profile,
                          "--user", Self.vlcUser]

@@ -63,6 +63,21 @@ enum ConversionPeers {
         return path
     }
 
+    /// The movie, made once per test process (in a directory of its own, left to the system's temporary
+    /// directory cleaning) and shared by the tests that only read it.
+    static func sharedMovie() async throws -> String { try await SharedMovie.shared.path() }
+
+    private actor SharedMovie {
+        static let shared = SharedMovie()
+        private var made: Task<String, any Error>?
+        func path() async throws -> String {
+            if let made { return try await made.value }
+            let task = Task { try await ConversionPeers.movie(in: try ConversionPeers.folder()) }
+            made = task
+            return try await task.value
+        }
+    }
+
     /// The codec names ffprobe reads from a URL or file, by stream type, and its duration.
     static func probe(_ target: String) async throws -> (codecs: [String: [String]], duration: Double?) {
         let ffprobe = try #require(ffprobe, "ffprobe is not installed (apt-get install ffmpeg)")

@@ -62,6 +62,26 @@ actor MediaFixtures {
         }
     }
 
+    /// Many clips at once, from one run of ffmpeg (one start, the sources read once): each name with its video and
+    /// audio codec arguments (`nil`: no such stream), `seconds` long at 160x96 and 25 fps.
+    func clips(_ specs: [(name: String, video: [String]?, audio: [String]?)], seconds: Int = 1) async throws -> [String: String] {
+        let names = specs.map(\.name).joined(separator: ",")
+        let key = "matrix-\(specs.count)-\(names.utf8.reduce(UInt32(5381)) { $0 &* 33 &+ UInt32($1) }).wav"
+        let directory = self.directory
+        _ = try await make(key) { path, _ in
+            var arguments = ["-f", "lavfi", "-i", "testsrc2=size=160x96:rate=25:duration=\(seconds)",
+                             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)"]
+            for spec in specs {
+                if let video = spec.video { arguments += ["-map", "0:v"] + video }
+                if let audio = spec.audio { arguments += ["-map", "1:a"] + audio }
+                arguments.append(directory + "/" + spec.name)
+            }
+            // `make` wants an output named by the key: a marker file written last.
+            return arguments + ["-map", "1:a", "-c:a", "pcm_s16le", "-t", "0.1", "-f", "wav", path]
+        }
+        return Dictionary(uniqueKeysWithValues: specs.map { ($0.name, directory + "/" + $0.name) })
+    }
+
     private func make(_ name: String, _ arguments: @escaping @Sendable (String, String) throws -> [String]) async throws -> String {
         if let task = made[name] { return try await task.value }
         let directory = self.directory
