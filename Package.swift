@@ -115,7 +115,7 @@ let package = Package(
             path: "Modules/CastDIAL", swiftSettings: strictSettings),
         .target(
             name: "CastReceiver",
-            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastHTTP",
+            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastHTTP", "CastDeviceProfiles",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOHTTP1", package: "swift-nio")] + nio,
@@ -249,7 +249,7 @@ let package = Package(
         .testTarget(
             name: "CastReceiverTests",
             dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
-                           "CastMedia", "CastQueue", "CastHTTP",
+                           "CastMedia", "CastQueue", "CastHTTP", "CastDeviceProfiles",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
             path: "Tests/CastReceiverTests"),

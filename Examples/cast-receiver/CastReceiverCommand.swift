@@ -1,4 +1,5 @@
 import ArgumentParser
+import CastDeviceProfiles
 import CastJSON
 import CastReceiver
 import Foundation
@@ -20,8 +21,28 @@ struct CastReceiverCommand: AsyncParsableCommand {
     @Option(help: "The friendly name (TXT fn).")
     var name = "Castor Receiver"
 
-    @Option(help: "The model name (TXT md); defaults by device kind.")
+    @Option(help: "The model name (TXT md, eureka_info model_name); defaults to the profile's model.")
     var model: String?
+
+    @Option(help: ArgumentHelp(
+        "What the device decodes, as this model of Cast device: \(CastDeviceProfile.presets.map(\.id).joined(separator: ", ")).",
+        discussion: """
+            With --fetch-media the device reads the codecs, profile, level and size of what it is asked to load \
+            and fails a LOAD of what the model cannot play with LOAD_FAILED (detailedErrorCode 104, or 110 for \
+            HLS and DASH), naming the codec on the fetch line. The preset also sets the advertised model name \
+            (Chromecast, Chromecast Ultra, Google Nest Hub…); "audio" makes an audio-only device. "any" (the \
+            default) plays anything, as before.
+            """),
+        transform: { name in
+            guard let profile = CastDeviceProfile.preset(named: name) else {
+                throw ValidationError("unknown profile \(name); choose one of \(CastDeviceProfile.presets.map(\.id).joined(separator: ", "))")
+            }
+            return profile
+        })
+    var profile: CastDeviceProfile = .any
+
+    @Flag(help: "The device's HDMI sink decodes AC-3 and E-AC-3 (a TV or receiver that takes Dolby); without it such audio is refused.")
+    var hdmiPassthrough = false
 
     @Option(help: "The device id (a UUID); random by default.")
     var id: String?
@@ -101,6 +122,9 @@ struct CastReceiverCommand: AsyncParsableCommand {
 
     func validate() throws {
         if audio && group { throw ValidationError("--audio and --group are mutually exclusive") }
+        if (audio || group) && profile.hasVideoOutput && !profile.acceptsEverything {
+            throw ValidationError("--profile \(profile.id) is a video device; --audio and --group take --profile audio or any")
+        }
         if !members.isEmpty && !group { throw ValidationError("--member needs --group") }
         if let id, UUID(uuidString: id) == nil { throw ValidationError("--id must be a UUID") }
         if !(0...65_535).contains(port) { throw ValidationError("--port must be in 0...65535") }
@@ -165,6 +189,7 @@ struct CastReceiverCommand: AsyncParsableCommand {
                 isBrokenContent: { url in brokenParts.contains { url.contains($0) } },
                 apps: apps, volumeLevel: volume, deviceCredentials: loaded.credentials,
                 mediaFetching: fetchMedia ? CastReceiverMediaFetching(timeout: .milliseconds(Int(fetchTimeout * 1000))) : nil,
+                profile: profile, hdmiPassthrough: hdmiPassthrough,
                 defaultMediaDuration: defaultDuration > 0 ? .milliseconds(Int(defaultDuration * 1000)) : nil,
                 eureka: CastReceiverEureka(httpPort: eurekaPort, httpsPort: eurekaTlsPort))
             let advertiser = advertise ? try AvahiAdvertiser(listeningOn: candidate) : nil
@@ -184,6 +209,11 @@ struct CastReceiverCommand: AsyncParsableCommand {
         let boundPort = await receiver.port ?? port
         say("cast-receiver: listening on \(boundHost):\(boundPort)")
         say("cast-receiver: \(name) (\(configuration.model)) id \(configuration.id.uuidString.lowercased())")
+        if !profile.acceptsEverything {
+            let passthrough = hdmiPassthrough ? ", HDMI passthrough" : ""
+            let fetching = fetchMedia ? "" : " (codecs are checked only with --fetch-media)"
+            say("cast-receiver: profile \(profile)\(passthrough)\(fetching)")
+        }
         say("cast-receiver: device authentication with \(loaded.summary)")
         if let exportTrustRoot { say("cast-receiver: trust root written to \(exportTrustRoot)") }
         if let eureka = await receiver.eurekaPorts {

@@ -7,15 +7,25 @@ extension CastDeviceProfile {
     static let hevcMainAndMain10: Set<CodecProfile> = [.main, .main10]
 
     /// The audio every Cast device decodes: HE-AAC and LC-AAC, MP3, Opus, Vorbis, WAV (LPCM) and
-    /// FLAC up to 96 kHz / 24-bit.
+    /// FLAC up to 96 kHz / 24-bit. HE-AAC v2 (parametric stereo) is not in the table, and a device
+    /// given it shows a black screen (jellyfin/jellyfin#6999, Chromecast 2nd generation).
     static let commonAudio: [AudioCapability] = [
-        AudioCapability(codec: .aac, profiles: [.lc, .heAAC, .heAACv2]),
+        AudioCapability(codec: .aac, profiles: [.lc, .heAAC]),
         AudioCapability(codec: .mp3),
         AudioCapability(codec: .opus),
         AudioCapability(codec: .vorbis),
         AudioCapability(codec: .flac, maximumSampleRate: 96_000, maximumBitDepth: 24),
         AudioCapability(codec: .pcmS16LE, maximumSampleRate: 96_000, maximumBitDepth: 24),
     ]
+
+    /// ``commonAudio`` with AAC limited to two channels: Google dropped 5.1 and other multi-channel
+    /// AAC on the 2nd-generation Chromecast and the Ultra from firmware 1.28 ("working as intended";
+    /// Google's issue tracker 69088762, comment 4, quoted in ZSmartHome/homecaster's README).
+    static let stereoAACAudio: [AudioCapability] = commonAudio.map { capability in
+        var capability = capability
+        if capability.codec == .aac { capability.maximumChannels = 2 }
+        return capability
+    }
 
     /// The containers of the table (MP2T, MP3, MP4, Ogg, WAV, WebM), with bare AAC (ADTS) and FLAC
     /// streams (their codecs are listed, and the receiver's browser reads them bare), HLS and DASH.
@@ -29,9 +39,15 @@ extension CastDeviceProfile {
         id: .matroska,
         summary: "Matroska (.mkv) files play when the device decodes every stream in them; the table lists only WebM.",
         evidence: """
-            The receiver is Chrome, whose demuxer reads Matroska under the WebM MIME type: users of every \
-            sender report H.264/AAC Matroska playing and AC-3 or DTS Matroska playing without sound \
-            (mafintosh/playback#79, Plex's Chromecast client profile lists mkv for direct play).
+            The receiver is Chrome, whose demuxer reads Matroska as it reads WebM. Users report H.264 \
+            Matroska playing on Chromecasts (home-assistant-libs/pychromecast#487: "the chromecast itself \
+            handles it just fine"; skorokithakis/catt#323: an OBS .mkv played where a mislabelled .mp4 \
+            failed; guerrerocarlos/chromecast-js#29: "MKV with your video and MP3 audio works fine"), and \
+            AC-3, E-AC-3 or DTS Matroska playing without sound (mafintosh/playback#79, \
+            Pat-Carter/stream2chromecast#29, skorokithakis/catt#211), which only a demuxer that read the \
+            file can do. Against: xat/castnow#128 (an H.264 .mkv that did not start, nor did its remux to \
+            MP4) and streamyfin/streamyfin#1910 (2026, "the Cast receiver cannot demux Matroska", for \
+            HEVC on a Google TV). Plex's Chromecast client profile lists mkv for direct play.
             """)
 
     // MARK: Presets
@@ -49,7 +65,7 @@ extension CastDeviceProfile {
     /// Chromecast (2nd generation): as the first.
     public static let chromecast2 = CastDeviceProfile(
         id: "chromecast-2", displayName: "Chromecast (2nd generation)", model: "Chromecast", hasVideoOutput: true,
-        video: chromecast1.video, audio: commonAudio, passthroughAudio: [.ac3, .eac3], containers: tableContainers,
+        video: chromecast1.video, audio: stereoAACAudio, passthroughAudio: [.ac3, .eac3], containers: tableContainers,
         images: tableImages, imageDisplaySize: .hd720p30, leniencies: [matroskaLeniency])
 
     /// Chromecast (3rd generation): H.264 High profile up to level 4.2 (1080p60); VP8 at 720p60 or 1080p30.
@@ -76,7 +92,7 @@ extension CastDeviceProfile {
                 codec: .vp9, profiles: [.vp9(0), .vp9(2)], maximumLevel: CodecLevel(5, 1),
                 modes: [VideoMode(width: 3840, height: 2160, frameRate: 60)], maximumBitDepth: 10),
         ],
-        audio: commonAudio, passthroughAudio: [.ac3, .eac3], containers: tableContainers, images: tableImages,
+        audio: stereoAACAudio, passthroughAudio: [.ac3, .eac3], containers: tableContainers, images: tableImages,
         imageDisplaySize: .hd720p30, leniencies: [matroskaLeniency])
 
     /// Chromecast with Google TV: H.264 High up to 5.1 (4Kx2K30), HEVC Main/Main 10 up to 5.1 and VP9
@@ -145,12 +161,16 @@ extension CastDeviceProfile {
     }
 
     /// The preset for a model name a device advertises (`md`); `nil` for a model this table does not
-    /// know. Several generations advertise "Chromecast": it maps to the oldest (``chromecast1``), the
-    /// safe choice for a sender; ``Leniency`` and the device's `eureka_info` may tell more.
+    /// know (TVs with Cast built in, "Chromecast HD", which Google's table does not list).
+    ///
+    /// The 1st, 2nd and 3rd generation and the Chromecast with Google TV (4K) all advertise
+    /// "Chromecast" (react-native-google-cast/react-native-google-cast#503): it maps to the oldest
+    /// (``chromecast1``), the safe choice for a sender. The earliest firmware of the first generation
+    /// said "Eureka Dongle" (pychromecast's model table).
     public static func preset(forModel model: String) -> CastDeviceProfile? {
         let name = model.trimmed(of: " ").lowercased()
         switch name {
-        case "chromecast": return chromecast1
+        case "chromecast", "eureka dongle": return chromecast1
         case "chromecast ultra": return ultra
         case "google tv streamer": return googleTVStreamer
         case "google nest hub", "google home hub": return nestHub

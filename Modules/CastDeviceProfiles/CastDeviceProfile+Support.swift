@@ -73,6 +73,19 @@ public struct MediaSupport: Sendable, Hashable, CustomStringConvertible {
         return reasons
     }
 
+    /// Why the device does not play the resource: the first refusal, or, when nothing is refused
+    /// but nothing reaches the viewer or listener either (a video-only file on a speaker, a file
+    /// with no streams found), that; `nil` when it plays.
+    public var refusalReason: String? {
+        if let first = refusals.first { return first }
+        guard !isPlayable else { return nil }
+        let ignored = (video.map(\.verdict) + audio.map(\.verdict)).compactMap { verdict -> String? in
+            if case .ignored(let reason) = verdict { return reason }
+            return nil
+        }
+        return ignored.isEmpty ? "no audio or video stream found" : "nothing plays: " + ignored.joined(separator: ", ")
+    }
+
     /// Whether the device plays the resource as it is: the container reads, nothing is refused,
     /// and something reaches the viewer or listener.
     ///
@@ -100,8 +113,37 @@ extension CastDeviceProfile {
     public func support(for media: MediaDescription, hdmiPassthrough: Bool = false) -> MediaSupport {
         MediaSupport(
             container: media.refinedContainer.map { verdict(for: $0) } ?? .plays,
-            video: media.video.map { MediaSupport.Entry(stream: $0, verdict: verdict(for: $0)) },
+            video: media.video.map { MediaSupport.Entry(stream: $0, verdict: verdict(for: $0, in: media)) },
             audio: media.audio.map { MediaSupport.Entry(stream: $0, verdict: verdict(for: $0, hdmiPassthrough: hdmiPassthrough)) })
+    }
+
+    /// What the device does with an adaptive stream whose alternatives (HLS variants, DASH
+    /// representations) are described one by one: its player leaves out the alternatives the device
+    /// cannot decode and plays the first that remains, so the stream plays when one alternative does.
+    /// - Returns: the first playable alternative and its support, else the first alternative's; `nil`
+    ///   for no alternatives.
+    public func support(
+        forAlternatives alternatives: [MediaDescription], hdmiPassthrough: Bool = false
+    ) -> (media: MediaDescription, support: MediaSupport)? {
+        var first: (media: MediaDescription, support: MediaSupport)?
+        for alternative in alternatives {
+            let support = support(for: alternative, hdmiPassthrough: hdmiPassthrough)
+            if support.isPlayable { return (alternative, support) }
+            if first == nil { first = (alternative, support) }
+        }
+        return first
+    }
+
+    /// A video stream in its resource: its own verdict, and the Cast HLS
+    /// player's transmuxer, which reads only H.264 from MPEG-TS segments (HEVC needs fMP4 segments:
+    /// streamyfin/streamyfin#1910; kristofferR/IPTVChecker v1.5.0, "Chromecast Ultra refuses HEVC over
+    /// HLS+TS but accepts it via DASH+fMP4").
+    func verdict(for stream: VideoStreamDescription, in media: MediaDescription) -> StreamVerdict {
+        let verdict = verdict(for: stream)
+        guard verdict == .plays, !acceptsEverything, media.container == .hls, media.segmentContainer == .mpegts,
+            stream.codec != .h264
+        else { return verdict }
+        return .refused("\(stream.codec) in MPEG-TS segments is not played by the Cast HLS player (fMP4 segments needed)")
     }
 
     /// What the device does with a container.
@@ -149,6 +191,9 @@ extension CastDeviceProfile {
             }
             if let maximum = capability.maximumBitDepth, let depth = stream.bitDepth, depth > maximum {
                 return .refused("\(depth)-bit \(stream.codec) is above \(displayName)'s \(maximum)-bit")
+            }
+            if let maximum = capability.maximumChannels, let channels = stream.channels, channels > maximum {
+                return .refused("\(channels)-channel \(stream.codec) is not decoded by \(displayName) (at most \(maximum))")
             }
             return .plays
         }

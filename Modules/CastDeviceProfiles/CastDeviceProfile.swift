@@ -150,13 +150,19 @@ public struct AudioCapability: Sendable, Hashable {
     public var maximumSampleRate: Int?
     /// The deepest sample decoded, in bits; `nil` means no limit is known.
     public var maximumBitDepth: Int?
+    /// The most channels decoded; `nil` means no limit is known.
+    public var maximumChannels: Int?
 
     /// Creates a capability.
-    public init(codec: MediaCodec, profiles: Set<CodecProfile>? = nil, maximumSampleRate: Int? = nil, maximumBitDepth: Int? = nil) {
+    public init(
+        codec: MediaCodec, profiles: Set<CodecProfile>? = nil, maximumSampleRate: Int? = nil, maximumBitDepth: Int? = nil,
+        maximumChannels: Int? = nil
+    ) {
         self.codec = codec
         self.profiles = profiles
         self.maximumSampleRate = maximumSampleRate
         self.maximumBitDepth = maximumBitDepth
+        self.maximumChannels = maximumChannels
     }
 }
 

@@ -144,17 +144,21 @@ public struct MediaDescription: Sendable, Hashable, CustomStringConvertible {
     public var subtitles: [SubtitleStreamDescription]
     /// The duration in seconds, when known.
     public var duration: Double?
+    /// For HLS and DASH, the container of the segments (``MediaContainer/mpegts``, ``MediaContainer/mp4``,
+    /// ``MediaContainer/adts``…), when known.
+    public var segmentContainer: MediaContainer?
 
     /// Creates a description.
     public init(
         container: MediaContainer? = nil, video: [VideoStreamDescription] = [], audio: [AudioStreamDescription] = [],
-        subtitles: [SubtitleStreamDescription] = [], duration: Double? = nil
+        subtitles: [SubtitleStreamDescription] = [], duration: Double? = nil, segmentContainer: MediaContainer? = nil
     ) {
         self.container = container
         self.video = video
         self.audio = audio
         self.subtitles = subtitles
         self.duration = duration
+        self.segmentContainer = segmentContainer
     }
 
     /// The video streams that are pictures in motion (not cover art).

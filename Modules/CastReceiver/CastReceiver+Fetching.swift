@@ -54,7 +54,7 @@ extension CastReceiver {
         let before = engine.violations.count
         perform(engine.mediaFetchCompleted(
             sessionId: plan.sessionId, token: plan.token, failure: outcome.failure, durations: outcome.durations,
-            now: clock.now()))
+            seekability: outcome.seekability, now: clock.now()))
         logNewViolations(since: before)
         rearm()
         refreshAdvertisement()

@@ -96,7 +96,11 @@ public actor CastReceiver {
         self.engine = ReceiverEngine(settings: ReceiverEngine.Settings(configuration))
         self.clock = ElapsedClock(configuration.clock)
         self.timersOnLoop = configuration.clock is ContinuousClock || configuration.clock is SuspendingClock
-        self.fetcher = configuration.mediaFetching.map { MediaFetcher(settings: $0, clock: ElapsedClock(configuration.clock)) }
+        self.fetcher = configuration.mediaFetching.map {
+            MediaFetcher(
+                settings: $0, clock: ElapsedClock(configuration.clock), profile: configuration.profile,
+                hdmiPassthrough: configuration.hdmiPassthrough)
+        }
         self.advertiser = advertiser
         self.logger = logger
     }

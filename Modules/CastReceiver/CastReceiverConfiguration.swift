@@ -1,3 +1,4 @@
+import CastDeviceProfiles
 import CastTransport
 import Foundation
 
@@ -5,7 +6,8 @@ import Foundation
 public struct CastReceiverConfiguration: Sendable {
     /// The friendly name (`fn` in the TXT record, "Living Room TV").
     public var name: String
-    /// The model name (`md`, "Chromecast").
+    /// The model name (`md`, "Chromecast"): by default the ``profile``'s model, or for the
+    /// `CastDeviceProfile.any` profile one by device kind.
     public var model: String
     /// The device id (`id`, 32 hex digits on the wire).
     public var id: UUID
@@ -46,6 +48,14 @@ public struct CastReceiverConfiguration: Sendable {
     /// Whether and how the device fetches the media and text tracks senders load, to prove their URLs
     /// work (see ``CastReceiverMediaFetching``); `nil`, the default, fetches nothing.
     public var mediaFetching: CastReceiverMediaFetching?
+    /// What the device decodes, as a model of Cast device does (see `CastDeviceProfile`): with
+    /// ``mediaFetching`` on, the receiver reads the codecs, profile, level and size of what it is
+    /// asked to load and fails a LOAD of what this model cannot play, like the model. The default,
+    /// `CastDeviceProfile.any`, plays anything (and reads no codecs).
+    public var profile: CastDeviceProfile
+    /// Whether the device's HDMI sink decodes the audio the profile only passes through (AC-3,
+    /// E-AC-3): a TV or receiver that takes Dolby. Off by default, like most TVs' speakers.
+    public var hdmiPassthrough: Bool
     /// How long BUFFERED media plays when neither the sender (`media.duration`) nor, with
     /// ``mediaFetching`` on, the fetched bytes tell its duration; `nil`, the default, lets such media
     /// play until a sender stops it. The `cast-receiver` program uses 600 seconds.
@@ -70,13 +80,24 @@ public struct CastReceiverConfiguration: Sendable {
         volumeControl: CastReceiverVolumeControl = .attenuation, shuffleSeed: UInt64? = nil,
         protocolVersion: Int = 5, tlsCredentials: TLSCredentials? = nil,
         deviceCredentials: CastDeviceCredentials? = nil, mediaFetching: CastReceiverMediaFetching? = nil,
+        profile: CastDeviceProfile = .any, hdmiPassthrough: Bool = false,
         defaultMediaDuration: Duration? = nil, eureka: CastReceiverEureka? = nil,
         connectionLimits: CastTransportServer.Limits = CastTransportServer.Limits()
     ) {
+        // A profile without video output (a speaker) makes a video device audio-only.
+        let kind = !profile.hasVideoOutput && kind.hasVideoOutput ? CastReceiverDeviceKind.audio : kind
         self.name = name
-        self.model = model ?? (kind.isGroup ? "Google Cast Group" : kind.hasVideoOutput ? "Chromecast" : "Chromecast Audio")
+        if let model {
+            self.model = model
+        } else if !profile.acceptsEverything, !kind.isGroup {
+            self.model = profile.model
+        } else {
+            self.model = kind.isGroup ? "Google Cast Group" : kind.hasVideoOutput ? "Chromecast" : "Chromecast Audio"
+        }
         self.id = id
         self.kind = kind
+        self.profile = profile
+        self.hdmiPassthrough = hdmiPassthrough
         self.host = host
         self.port = port
         self.clock = clock

@@ -5,7 +5,7 @@ public struct CastReceiverError: Error, Sendable, Hashable, CustomStringConverti
         private enum Base: String, Sendable, Hashable {
             case alreadyStarted, invalidConfiguration, listenFailed, advertiseFailed
             case invalidURL, connectionFailed, timedOut, malformedResponse, responseTooLarge
-            case httpStatus, contentType, cors, notWebVTT
+            case httpStatus, contentType, cors, notWebVTT, unsupportedMedia
         }
         private let base: Base
         /// ``CastReceiver/start()`` was called on a receiver that is running or was stopped.
@@ -37,6 +37,9 @@ public struct CastReceiverError: Error, Sendable, Hashable, CustomStringConverti
         public static let cors = Code(base: .cors)
         /// A text track whose body does not start with `WEBVTT`.
         public static let notWebVTT = Code(base: .notWebVTT)
+        /// Media whose container or codecs the device's profile cannot play (see
+        /// ``CastReceiverConfiguration/profile``); the message says why.
+        public static let unsupportedMedia = Code(base: .unsupportedMedia)
         /// The code's name.
         public var description: String { base.rawValue }
     }

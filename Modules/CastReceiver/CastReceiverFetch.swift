@@ -1,3 +1,5 @@
+import CastDeviceProfiles
+
 /// One HTTP fetch the emulated receiver made for content a sender asked it to load.
 ///
 /// Recorded when ``CastReceiverConfiguration/mediaFetching`` is on; read them with
@@ -11,8 +13,9 @@ public struct CastReceiverFetch: Sendable, Hashable, CustomStringConvertible {
         public static let media = Kind(base: .media)
         /// A text track (`trackContentId`), fetched whole.
         public static let textTrack = Kind(base: .textTrack)
-        /// More bytes of a media item (or its HLS variant playlist), fetched to read its duration:
-        /// an MP4 `moov` after the media data, the last page of an Ogg file, the rest of a manifest.
+        /// More bytes of a media item (or its HLS variant playlist and first segment), fetched to read
+        /// its duration or codecs: an MP4 `moov` after the media data or a track beyond the prefix,
+        /// the last page of an Ogg file, the rest of a manifest.
         public static let probe = Kind(base: .probe)
         /// The kind's name.
         public var description: String { base.rawValue }
@@ -45,6 +48,14 @@ public struct CastReceiverFetch: Sendable, Hashable, CustomStringConvertible {
     public var duration: Double?
     /// Whether the media is a live stream (an HLS playlist without an end, a dynamic DASH manifest).
     public var isLive = false
+    /// Whether the response offers byte ranges (`Accept-Ranges: bytes`; a 206 offers them too).
+    public var acceptsRanges = false
+    /// What the receiver read from the media's bytes (container, codecs with profile, level, size and
+    /// rate) when its profile decides what plays (any profile but `CastDeviceProfile.any`); for HLS
+    /// and DASH, the variant it would play (or the first one, when it plays none).
+    public var media: MediaDescription?
+    /// How the device lets the item be sought, from the server's ranges and the manifest.
+    var seekability: MediaSeekability?
 
     /// Creates a fetch record.
     public init(
@@ -69,7 +80,9 @@ public struct CastReceiverFetch: Sendable, Hashable, CustomStringConvertible {
     /// Whether the content passed every check.
     public var succeeded: Bool { error == nil }
 
-    /// `media http://… bytes=0-65535 → 206 video/mp4, 1234 bytes, CORS ok` (or the error).
+    /// `media http://… bytes=0-65535 → 206 video/mp4, 1234 bytes, CORS ok, hevc Main L3.0 640x360 30fps,
+    /// ac3 6ch 48000Hz` (what was fetched, then what was found), then the error when it failed
+    /// (`: unsupportedMedia: hevc video is not decoded by Chromecast (3rd generation)`).
     public var description: String {
         var text = "\(kind) \(url)"
         if let requestedRange { text += " bytes=\(requestedRange.lowerBound)-\(requestedRange.upperBound)" }
@@ -78,6 +91,8 @@ public struct CastReceiverFetch: Sendable, Hashable, CustomStringConvertible {
         text += ", \(bytesReceived) bytes, CORS \(corsAllowed ? "ok" : "missing")"
         if let duration { text += ", duration \(duration) s" }
         if isLive { text += ", LIVE" }
+        if seekability == .startOnly { text += ", no byte ranges" }
+        if let media { text += ", " + media.description }
         if let error { text += ": \(error)" }
         return text
     }

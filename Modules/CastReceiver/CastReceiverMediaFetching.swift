@@ -10,9 +10,14 @@
 /// - every text track's `trackContentId`, in full, checking for `text/vtt`, CORS, and a body that
 ///   starts with `WEBVTT` (after an optional byte-order mark).
 ///
+/// With a device profile other than `CastDeviceProfile.any` (``CastReceiverConfiguration/profile``),
+/// the receiver also reads the media's codecs, profile, level and size from what it fetched, and
+/// media the model cannot play fails like content the player rejects.
+///
 /// Each fetch is recorded (``CastReceiver/fetches``, ``CastReceiver/fetchEvents()``). When one fails the
 /// request fails like on a device: `LOAD_FAILED` to the sender (`detailedErrorCode` 103 MEDIA_NETWORK
-/// for network and HTTP failures, 104 MEDIA_SRC_NOT_SUPPORTED for content the player would reject) and,
+/// for network and HTTP failures, 104 MEDIA_SRC_NOT_SUPPORTED for content the player would reject,
+/// 110 SOURCE_BUFFER_FAILURE for HLS or DASH whose codecs the device lacks) and,
 /// for LOAD and QUEUE_LOAD, a MEDIA_STATUS with `playerState` IDLE and `idleReason` ERROR. A failed
 /// QUEUE_INSERT inserts nothing. URLs with other schemes (`https://`, plain content ids) are not fetched.
 ///

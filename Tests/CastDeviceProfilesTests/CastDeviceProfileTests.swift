@@ -122,3 +122,63 @@ struct CastDeviceProfileTests {
         #expect(Set(CastDeviceProfile.presets.map(\.id)).count == CastDeviceProfile.presets.count)
     }
 }
+
+@Suite("Device profiles: what the devices do beyond the table")
+struct DeviceBehaviourTests {
+    @Test("HE-AAC v2 is refused everywhere; multi-channel AAC on the 2nd generation and the Ultra")
+    func aacLimits() {
+        let v2 = AudioStreamDescription(codec: .aac, profile: .heAACv2, channels: 2)
+        let surround = AudioStreamDescription(codec: .aac, profile: .lc, channels: 6)
+        for profile in CastDeviceProfile.presets where !profile.acceptsEverything {
+            #expect(profile.verdict(for: v2).isRefused, "\(profile.id)")
+            let stereoOnly = ["chromecast-2", "ultra"].contains(profile.id)
+            #expect(profile.verdict(for: surround).isRefused == stereoOnly, "\(profile.id)")
+        }
+        #expect(CastDeviceProfile.ultra.verdict(for: surround) == .refused("6-channel aac is not decoded by Chromecast Ultra (at most 2)"))
+    }
+
+    @Test("Why nothing plays: the first refusal, or that nothing reaches the viewer")
+    func refusalReasons() {
+        let silentVideo = MediaDescription(container: .mp4, video: [VideoStreamDescription(codec: .h264, profile: .high, width: 640, height: 360)])
+        #expect(CastDeviceProfile.audioOnly.support(for: silentVideo).refusalReason
+            == "nothing plays: Chromecast Audio / Google Home has no video output")
+        #expect(CastDeviceProfile.chromecast3.support(for: MediaDescription(container: .mp4)).refusalReason == "no audio or video stream found")
+        #expect(CastDeviceProfile.chromecast3.support(for: silentVideo).refusalReason == nil)
+        let avi = MediaDescription(container: .avi, video: [VideoStreamDescription(codec: .h264)])
+        #expect(CastDeviceProfile.chromecast3.support(for: avi).refusalReason == "the avi container is not read by Chromecast (3rd generation)")
+    }
+
+    @Test("An adaptive stream plays when one of its alternatives does")
+    func alternatives() throws {
+        let hevc = MediaDescription(container: .hls, video: [VideoStreamDescription(codec: .hevc, profile: .main, width: 3840, height: 2160)])
+        let avc = MediaDescription(container: .hls, video: [VideoStreamDescription(codec: .h264, profile: .high, level: CodecLevel(4, 0), width: 1920, height: 1080)])
+        let chosen = try #require(CastDeviceProfile.chromecast3.support(forAlternatives: [hevc, avc]))
+        #expect(chosen.media == avc && chosen.support.isPlayable)
+        let refused = try #require(CastDeviceProfile.chromecast3.support(forAlternatives: [hevc]))
+        #expect(refused.media == hevc && !refused.support.isPlayable)
+        #expect(CastDeviceProfile.chromecast3.support(forAlternatives: []) == nil)
+    }
+
+    @Test("The Cast HLS player reads only H.264 from MPEG-TS segments")
+    func hevcInTransportStreamSegments() {
+        let hevc = VideoStreamDescription(codec: .hevc, profile: .main, width: 1280, height: 720, frameRate: 30)
+        var media = MediaDescription(container: .hls, video: [hevc], audio: [AudioStreamDescription(codec: .aac, profile: .lc)])
+        #expect(CastDeviceProfile.ultra.support(for: media).isPlayable)  // segments not known
+        media.segmentContainer = .mp4
+        #expect(CastDeviceProfile.ultra.support(for: media).isPlayable)
+        media.segmentContainer = .mpegts
+        #expect(CastDeviceProfile.ultra.support(for: media).refusalReason
+            == "hevc in MPEG-TS segments is not played by the Cast HLS player (fMP4 segments needed)")
+        #expect(CastDeviceProfile.any.support(for: media).isPlayable)
+        #expect(CastDeviceProfile.audioOnly.support(for: media).isPlayable)  // the video is ignored, not refused
+    }
+
+    @Test("Advertised models: every generation before Ultra says Chromecast, the first firmware Eureka Dongle")
+    func models() {
+        #expect(CastDeviceProfile.preset(forModel: "Eureka Dongle")?.id == "chromecast-1")
+        #expect(CastDeviceProfile.googleTV.model == "Chromecast")
+        #expect(CastDeviceProfile.preset(forModel: "Chromecast HD") == nil)
+        #expect(CastDeviceProfile.preset(forModel: "Google Nest Hub Max")?.id == "nest-hub-max")
+        #expect(CastDeviceProfile.preset(forModel: "Nest Audio")?.id == "audio")
+    }
+}

@@ -41,3 +41,36 @@ struct AdvertisementTests {
         #expect(long.txt["rs"] == "Default Media Receiver" && long.txt["st"] == "1")
     }
 }
+
+@Suite("Device profiles in the configuration")
+struct ProfileConfigurationTests {
+    let id = UUID(uuidString: "99F3C58B-F347-1CC1-0CD8-7F79D33599CF")!
+
+    @Test("A preset sets the model the device advertises (mDNS md, eureka_info); --model wins")
+    func modelFollowsTheProfile() throws {
+        let ultra = CastReceiverConfiguration(id: id, profile: .ultra)
+        #expect(ultra.model == "Chromecast Ultra")
+        let advertisement = CastReceiverAdvertisement(configuration: ultra, port: 8009)
+        #expect(advertisement.txt["md"] == "Chromecast Ultra")
+        #expect(advertisement.instanceName.hasPrefix("Chromecast-Ultra-"))
+        let eureka = EurekaInfo(advertisement: advertisement, kind: ultra.kind).document
+        #expect(eureka["device_info"]?["model_name"] == "Chromecast Ultra")
+        #expect(CastReceiverConfiguration(profile: .nestHub).model == "Google Nest Hub")
+        #expect(CastReceiverConfiguration(profile: .googleTV).model == "Chromecast")
+        #expect(CastReceiverConfiguration(model: "Living Room", profile: .ultra).model == "Living Room")
+        #expect(CastReceiverConfiguration().model == "Chromecast")
+        #expect(CastReceiverConfiguration().profile == .any && !CastReceiverConfiguration().hdmiPassthrough)
+    }
+
+    @Test("The audio preset makes an audio-only device; a group stays a group")
+    func audioProfileMakesASpeaker() {
+        let speaker = CastReceiverConfiguration(id: id, profile: .audioOnly)
+        #expect(!speaker.kind.hasVideoOutput && !speaker.kind.isGroup)
+        #expect(speaker.model == "Chromecast Audio")
+        #expect(CastReceiverAdvertisement(configuration: speaker, port: 8009).txt["ca"] == "2052")
+        #expect(EurekaInfo(advertisement: CastReceiverAdvertisement(configuration: speaker, port: 8009), kind: speaker.kind)
+            .document["device_info"]?["capabilities"]?["display_supported"] == false)
+        let group = CastReceiverConfiguration(kind: .group(members: [CastReceiverGroupMember(name: "A")]), profile: .audioOnly)
+        #expect(group.kind.isGroup && group.model == "Google Cast Group")
+    }
+}

@@ -136,6 +136,8 @@ struct MediaDurationProbeTests {
         #expect(ProbeMedia.probe(master) == .followPlaylist("low/index.m3u8"))
         #expect(HLSPlaylistProbe.resolve("low/index.m3u8", against: "http://h:8/v/master.m3u8?x=1") == "http://h:8/v/low/index.m3u8")
         #expect(HLSPlaylistProbe.resolve("/abs.m3u8", against: "http://h:8/v/master.m3u8") == "http://h:8/abs.m3u8")
+        #expect(HLSPlaylistProbe.resolve("../hls/seg0.ts?t=1", against: "http://h:8/a/live/live.m3u8") == "http://h:8/a/hls/seg0.ts?t=1")
+        #expect(HLSPlaylistProbe.resolve("./x/../y.ts", against: "http://h:8") == "http://h:8/y.ts")
     }
 
     @Test func dashManifests() async throws {

@@ -31,7 +31,7 @@ struct MediaFetchPlanTests {
         #expect(held.count == 1)
         #expect(plan.requestId == 5)
         #expect(plan.targets == [
-            .init(kind: .media, url: "http://h/movie.mp4", requiresCORS: true),
+            .init(kind: .media, url: "http://h/movie.mp4", requiresCORS: true, contentType: "video/mp4"),
             .init(kind: .textTrack, url: "http://h/en.vtt", requiresCORS: true),
         ])
         #expect(harness.player.session == nil)

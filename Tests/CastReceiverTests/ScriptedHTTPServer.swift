@@ -42,6 +42,12 @@ final class ScriptedHTTPServer: Sendable {
 
     /// Starts on 127.0.0.1 and a free port; `route` picks the reply from the request target.
     static func start(_ route: @escaping @Sendable (String) -> Reply) async throws -> ScriptedHTTPServer {
+        try await start(heads: { target, _ in route(target) })
+    }
+
+    /// Starts on 127.0.0.1 and a free port; `route` picks the reply from the request target and the
+    /// whole request head (for its `Range` header).
+    static func start(heads route: @escaping @Sendable (String, String) -> Reply) async throws -> ScriptedHTTPServer {
         let box = StateBox()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -104,12 +110,12 @@ private final class ScriptHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    private let route: @Sendable (String) -> ScriptedHTTPServer.Reply
+    private let route: @Sendable (String, String) -> ScriptedHTTPServer.Reply
     private let box: StateBox
     private var buffered: [UInt8] = []
     private var answered = false
 
-    init(route: @escaping @Sendable (String) -> ScriptedHTTPServer.Reply, box: StateBox) {
+    init(route: @escaping @Sendable (String, String) -> ScriptedHTTPServer.Reply, box: StateBox) {
         self.route = route
         self.box = box
     }
@@ -127,7 +133,7 @@ private final class ScriptHandler: ChannelInboundHandler {
         let target = head.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
         let server = box.server.withLock { $0 }
         server?.received(head)
-        switch route(target) {
+        switch route(target, head) {
         case .bytes(let bytes):
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)))
                 .whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }

@@ -8,6 +8,9 @@ struct MediaFetchPlan: Sendable, Hashable {
         var requiresCORS: Bool
         /// Whether the media's duration must be read from the fetched bytes (the sender gave none).
         var probesDuration = false
+        /// The `contentType` the sender gave the media (its `codecs` parameter describes media whose
+        /// bytes no probe reads).
+        var contentType: String?
     }
 
     /// Identifies the held request within its app session.
@@ -28,7 +31,9 @@ struct MediaFetchPlan: Sendable, Hashable {
         }
         for item in items {
             if isFetchable(item.url) {
-                add(Target(kind: .media, url: item.url, requiresCORS: !item.tracks.isEmpty, probesDuration: item.needsDuration))
+                add(Target(
+                    kind: .media, url: item.url, requiresCORS: !item.tracks.isEmpty, probesDuration: item.needsDuration,
+                    contentType: item.media["contentType"]?.stringValue))
             }
             for url in item.textTrackURLs where isFetchable(url) {
                 add(Target(kind: .textTrack, url: url, requiresCORS: true))

@@ -196,6 +196,7 @@ extension MediaPlayerModel {
         state.itemStartedAt = now
         if let duration = first.duration { state.position = min(max(0, state.position), duration) }
         state.position = max(0, state.position)
+        state.itemStartPosition = state.position
         if let failure = injectedLoadFailure {
             // The receiver could not fetch the content: the player fails, the session ends in ERROR.
             let failed = queue.first { $0.url == failure.url || $0.textTrackURLs.contains(failure.url) } ?? first
@@ -218,6 +219,7 @@ extension MediaPlayerModel {
             if fields["autoplay"] == nil { fields["autoplay"] = true }
             var item = MediaQueueItem(itemId: id, fields: fields)
             completeDuration(&item)
+            item.seekability = probedSeekability[item.url] ?? .full
             return item
         }
     }
@@ -267,7 +269,7 @@ extension MediaPlayerModel {
         var target = relative.map { session.position + $0 } ?? absolute ?? session.position
         target = max(0, target)
         if let duration = session.currentItem.duration { target = min(target, duration) }
-        session.position = target
+        session.position = session.seekablePosition(nearest: target, at: now)
         if let state { session.playerState = state }
         session.preloadedItemId = nil
         self.session = session

@@ -41,7 +41,8 @@ extension MediaPlayerModel {
     /// The fetches of a held request finished: runs it, or fails it like a device whose player could not
     /// load the content (LOAD_FAILED, then IDLE with idleReason ERROR; a failed insert inserts nothing).
     mutating func fetchCompleted(
-        token: Int, failure: MediaFetchFailure?, durations: [String: ProbedDuration] = [:], now: Duration
+        token: Int, failure: MediaFetchFailure?, durations: [String: ProbedDuration] = [:],
+        seekability: [String: MediaSeekability] = [:], now: Duration
     ) -> [AppOutput] {
         let pending: PendingMediaRequest
         if let load = pendingLoad, load.token == token {
@@ -54,7 +55,11 @@ extension MediaPlayerModel {
         }
         guard let failure else {
             probedDurations = durations
-            defer { probedDurations = [:] }
+            probedSeekability = seekability
+            defer {
+                probedDurations = [:]
+                probedSeekability = [:]
+            }
             return perform(type: pending.type, request: pending.request, requestId: pending.requestId, now: now)
         }
         if pending.type == "QUEUE_INSERT" {

@@ -39,6 +39,8 @@ struct MediaPlayerModel: Sendable {
     var injectedLoadFailure: MediaFetchFailure?
     /// Set while a held request whose fetches succeeded is run: the durations read from its media, by URL.
     var probedDurations: [String: ProbedDuration] = [:]
+    /// Set while a held request whose fetches succeeded is run: how its media can be sought, by URL.
+    var probedSeekability: [String: MediaSeekability] = [:]
     /// The duration (seconds) given to BUFFERED media whose duration neither the sender nor a probe
     /// knows; `nil` leaves such media open-ended.
     var defaultDuration: Double?
@@ -300,6 +302,7 @@ struct MediaPlayerModel: Sendable {
         if let duration = item.duration { session.position = min(session.position, duration) }
         session.anchor = now
         session.itemStartedAt = now
+        session.itemStartPosition = session.position
         session.playerState = item.autoplay ? "PLAYING" : "PAUSED"
         session.activeTrackIds = item.activeTrackIds
         session.preloadedItemId = nil

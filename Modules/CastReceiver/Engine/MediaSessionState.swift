@@ -44,6 +44,9 @@ struct MediaQueueItem: Sendable, Hashable {
     private(set) var text: [UInt8] = []
     private(set) var mediaText: [UInt8] = []
     private(set) var duration: Double?
+    /// How the device lets the item be sought (media fetching finds out; otherwise anywhere). Not
+    /// part of the item's JSON, nor of its equality.
+    var seekability = MediaSeekability.full
 
     init(itemId: Int, fields: [String: JSONValue]) {
         self.itemId = itemId
@@ -163,6 +166,8 @@ struct MediaSessionState: Sendable, Hashable {
     /// of items with no length (duration 0) under a repeat mode finished thousands of items within
     /// one instant, each with a broadcast status (a FuzzReceiverRequests finding).
     var itemStartedAt: Duration = .zero
+    /// The position the current item started at (its live edge then, for a live stream).
+    var itemStartPosition = 0.0
     /// The least time an item is current before it ends by itself.
     static let minimumItemTime = Duration.milliseconds(250)
     var playbackRate: Double
@@ -190,6 +195,24 @@ struct MediaSessionState: Sendable, Hashable {
         let time = position + (now - anchor).seconds * playbackRate
         if !items.isEmpty, let duration = currentItem.duration { return min(time, duration) }
         return time
+    }
+
+    /// Where a seek to `target` lands, as the device's player handles a seek (see ``MediaSeekability``):
+    /// anywhere in a seekable item; back at the start of a progressive file served without byte
+    /// ranges; within a live stream's window behind its live edge (which moves on with the clock,
+    /// whatever the player does); and nowhere (the position stays) in a live stream of unknown window.
+    func seekablePosition(nearest target: Double, at now: Duration) -> Double {
+        switch currentItem.seekability {
+        case .full:
+            return target
+        case .startOnly:
+            return 0
+        case .none:
+            return position
+        case .liveWindow(let window):
+            let edge = itemStartPosition + max(0, (now - itemStartedAt).seconds)
+            return min(max(target, edge - window, 0), edge)
+        }
     }
 
     /// Makes `now` the anchor, keeping the position continuous.

@@ -1,4 +1,5 @@
 import Foundation
+import CastDeviceProfiles
 import CastHTTP
 import NIOHTTP1
 
@@ -8,6 +9,10 @@ import NIOHTTP1
 struct MediaFetcher: Sendable {
     let settings: CastReceiverMediaFetching
     let clock: ElapsedClock
+    /// What the device decodes: media it cannot play fails its fetch.
+    var profile: CastDeviceProfile = .any
+    /// Whether an HDMI sink decodes the profile's passthrough audio.
+    var hdmiPassthrough = false
 
     /// Fetches every target of `plan` (a few at a time), hands each record to `record` as it completes,
     /// and returns the first failure in plan order, if any, with the durations read from the media.
@@ -30,8 +35,11 @@ struct MediaFetcher: Sendable {
         for index in plan.targets.indices {
             guard let fetch = results[index] else { continue }
             if let error = fetch.error, outcome.failure == nil {
-                outcome.failure = MediaFetchFailure(url: fetch.url, detailedErrorCode: Self.detailedErrorCode(for: error))
+                let adaptive = [MediaContainer.hls, .dash].contains(fetch.media?.container)
+                outcome.failure = MediaFetchFailure(
+                    url: fetch.url, detailedErrorCode: Self.detailedErrorCode(for: error, adaptive: adaptive))
             }
+            if let seekability = fetch.seekability { outcome.seekability[fetch.url] = seekability }
             if fetch.isLive {
                 outcome.durations[fetch.url] = .live
             } else if let duration = fetch.duration {
@@ -112,8 +120,14 @@ struct MediaFetcher: Sendable {
 
     /// The `detailedErrorCode` of the LOAD_FAILED a device sends for a failed fetch: 104
     /// (MEDIA_SRC_NOT_SUPPORTED) for content the player rejects, 103 (MEDIA_NETWORK) otherwise.
-    static func detailedErrorCode(for error: CastReceiverError) -> Int {
-        [.contentType, .cors, .notWebVTT].contains(error.code) ? 104 : 103
+    /// Codecs the device cannot decode are 104 for a progressive file (Chrome's media element fails
+    /// with MEDIA_ERR_SRC_NOT_SUPPORTED; azasypkin/rust-cast#20 logs 104 for an x265 MP4) and 110
+    /// (SOURCE_BUFFER_FAILURE) for HLS and DASH, whose player cannot add a source buffer of that type
+    /// (googlecast/CastVideos-android#120: "PLAYBACK/110 (Failed to execute 'addSourceBuffer' …
+    /// is unsupported)").
+    static func detailedErrorCode(for error: CastReceiverError, adaptive: Bool = false) -> Int {
+        if error.code == .unsupportedMedia { return adaptive ? 110 : 104 }
+        return [.contentType, .cors, .notWebVTT].contains(error.code) ? 104 : 103
     }
 }
 
@@ -201,6 +215,7 @@ extension CastReceiverFetch {
         contentType = response.headers.first(name: "Content-Type")
         contentRange = response.headers.first(name: "Content-Range")
         contentLength = response.headers.first(name: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        acceptsRanges = response.headers[canonicalForm: "Accept-Ranges"].contains { $0.lowercased().contains("bytes") }
         body = response.body
         corsAllowed = MediaFetchCheck(origin: origin, requestedRange: nil)
             .corsAllows(response.headers[canonicalForm: "Access-Control-Allow-Origin"].map(String.init))

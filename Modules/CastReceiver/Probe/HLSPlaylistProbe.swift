@@ -50,8 +50,30 @@ enum HLSPlaylistProbe {
         let afterScheme = withoutQuery[schemeEnd.upperBound...]
         let hostEnd = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
         let origin = String(withoutQuery[..<hostEnd])
-        if reference.hasPrefix("/") { return origin + reference }
-        let directory = withoutQuery[hostEnd...].lastIndex(of: "/").map { String(withoutQuery[..<$0]) } ?? origin
-        return directory + "/" + reference
+        if reference.hasPrefix("/") { return origin + removingDotSegments(reference) }
+        let directory = withoutQuery[hostEnd...].lastIndex(of: "/").map { String(withoutQuery[hostEnd..<$0]) } ?? ""
+        return origin + removingDotSegments(directory + "/" + reference)
+    }
+
+    /// A path without its `.` and `..` segments, as a browser resolves a relative reference
+    /// (RFC 3986 §5.2.4): `/a/live/../seg0.ts` → `/a/seg0.ts`. A query stays as it is.
+    static func removingDotSegments(_ path: String) -> String {
+        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        var output: [Substring] = []
+        let segments = parts[0].split(separator: "/", omittingEmptySubsequences: false)
+        for (index, segment) in segments.enumerated() {
+            let last = index == segments.count - 1
+            switch segment {
+            case ".":
+                if last { output.append("") }
+            case "..":
+                if output.count > 1 { output.removeLast() }
+                if last { output.append("") }
+            default:
+                output.append(segment)
+            }
+        }
+        let resolved = output.joined(separator: "/")
+        return parts.count > 1 ? resolved + "?" + parts[1] : resolved
     }
 }
