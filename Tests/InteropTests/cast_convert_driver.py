@@ -119,10 +119,17 @@ class Timed:
                 for at, line in self.lines:
                     if regex.search(line):
                         return at - self.started
-            if self.process.poll() is not None and not self.reader.is_alive():
+            if self.exited() and not self.reader.is_alive():
                 break
             time.sleep(0.005)
         return None
+
+    def exited(self):
+        """Whether the sender has exited, without reaping it (its rusage is read when it is reaped, in stop)."""
+        try:
+            return os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
 
     def text(self):
         with self.lock:
@@ -130,7 +137,7 @@ class Timed:
 
     def stop(self, signal_number=2, timeout=60):
         """Stops the sender; returns (exit status, CPU seconds of it and its reaped children)."""
-        if self.process.poll() is None:
+        if not self.exited():
             self.process.send_signal(signal_number)
         end = time.time() + timeout
         while True:
@@ -139,13 +146,18 @@ class Timed:
                 self.process.returncode = os.waitstatus_to_exitcode(status)
                 return self.process.returncode, usage.ru_utime + usage.ru_stime
             if time.time() > end:
-                self.process.kill()
+                os.kill(self.process.pid, 9)
             time.sleep(0.02)
 
 
 def vlc_command(args, movie, log_user_home):
     return ["runuser", "-u", args.user, "--", "env", f"HOME={log_user_home}", "cvlc", "-vv", movie,
-            "--sout", "#chromecast{ip=127.0.0.1,port=8009}", "--demux-filter=demux_chromecast", "--play-and-exit"]
+            "--sout", "#chromecast{ip=127.0.0.1,port=8009}", "--demux-filter=demux_chromecast", "--play-and-exit",
+            # Without a user interface the "this conversion could drain your battery" question gets no answer and
+            # VLC gives up converting; a user who said "don't warn me again" has this setting.
+            "--sout-chromecast-show-perf-warning=0",
+            # Software decoding: headless, VLC picks a hardware surface its converters cannot hand to x264.
+            "--avcodec-hw=none"]
 
 
 def castctl_command(args, movie, extra=()):
