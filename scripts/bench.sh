@@ -230,7 +230,7 @@ if (( CONVERT_ROUNDS > 0 )); then
         for f in "$media"/*; do chmod 644 "$f"; done
         unshare -n -- python3 Tests/InteropTests/cast_convert_driver.py bench \
             --receiver "$SCRATCH/release/cast-receiver" --castctl "$SCRATCH/release/castctl" --workdir "$convert_work" \
-            --user castor-interop --rounds "$CONVERT_ROUNDS" --cpu-rounds 1 --profile chromecast-3 \
+            --user castor-interop --rounds "$CONVERT_ROUNDS" --cpu-rounds "$CONVERT_ROUNDS" --profile chromecast-3 \
             --direct "$media/direct.mp4" --remux "$media/remux.mkv" --transcode "$media/transcode.mkv" \
             | while IFS= read -r line; do
                 case "$line" in

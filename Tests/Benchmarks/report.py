@@ -210,9 +210,9 @@ def main():
     convert = [entry["data"] for entry in by_label.get("convert", [])]
     convert_rows = []
     if convert:
-        def medians(sender, kind):
-            values = [d["seconds"] for d in convert if d["measure"] == "to_playing" and d["sender"] == sender
-                      and d["file"] == kind and d["seconds"] is not None]
+        def medians(sender, kind, key="seconds"):
+            values = [d.get(key) for d in convert if d["measure"] == "to_playing" and d["sender"] == sender
+                      and d["file"] == kind and d.get(key) is not None]
             return (statistics.median(values) if values else None), len(values)
 
         def cpu(sender):
@@ -221,20 +221,28 @@ def main():
             return statistics.median(values) if values else None
 
         results["measures"]["convert"] = {}
-        for kind, title, goal in (("direct", "castctl cast → PLAYING, direct file (H.264/AAC MP4)", None),
-                                  ("remux", "castctl cast → PLAYING, remux (H.264/AC-3 MKV → HLS, AAC)", "≤1 s"),
-                                  ("transcode", "castctl cast → PLAYING, transcode (HEVC/AC-3 MKV → H.264/AAC)", "faster than VLC")):
-            ours, n = medians("castctl", kind)
-            vlc, n_vlc = medians("vlc", kind)
+        rows_spec = []
+        for key, suffix in (("seconds", ""), ("first_media_seconds", " and first media fetched")):
+            rows_spec += [(key, "direct", f"castctl cast → PLAYING{suffix}, direct file (H.264/AAC MP4)", None),
+                          (key, "remux", f"castctl cast → PLAYING{suffix}, remux (H.264/AC-3 MKV → HLS, AAC)", "≤1 s"),
+                          (key, "transcode", f"castctl cast → PLAYING{suffix}, transcode (HEVC/AC-3 MKV → H.264/AAC)", "faster than VLC")]
+        for key, kind, title, goal in rows_spec:
+            ours, n = medians("castctl", kind, key)
+            vlc, n_vlc = medians("vlc", kind, key)
             met = None
             if goal == "≤1 s":
                 met = ours is not None and ours <= 1
             elif goal:
                 # VLC never reaching PLAYING (it gave up on the device) counts as castctl being faster.
                 met = ours is not None and (vlc is None or ours < vlc)
-            convert_rows.append((title, "s median", ours, vlc, goal or "(no goal)", met, f"{n} runs of castctl, {n_vlc} of VLC"))
-            results["measures"]["convert"][kind] = {"unit": "s median", "castctl": ours, "vlc": vlc, "goal": goal, "met": met,
-                                                    "runs": [n, n_vlc]}
+            note = f"{n} runs of castctl, {n_vlc} of VLC reaching PLAYING"
+            if key == "first_media_seconds":
+                note += ("; castctl's also includes fetching the media playlist and the first segment (the emulated device "
+                         "reads only the playlists' CODECS before PLAYING); VLC's PLAYING already includes the device reading "
+                         "VLC's first 64 KiB")
+            convert_rows.append((title, "s median", ours, vlc, goal or "(no goal)", met, note))
+            results["measures"]["convert"][f"{kind}_{key}"] = {"unit": "s median", "castctl": ours, "vlc": vlc, "goal": goal,
+                                                               "met": met, "runs": [n, n_vlc]}
         ours, vlc = cpu("castctl"), cpu("vlc")
         met = ours is not None and vlc is not None and ours < vlc
         convert_rows.append(("CPU seconds per minute of media converted (HEVC/AC-3 → H.264)", "CPU-s/min", ours, vlc,

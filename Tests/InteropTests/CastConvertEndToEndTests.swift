@@ -97,6 +97,27 @@ struct CastConvertEndToEndTests {
         _ = await receiver.child.terminate()
     }
 
+    @Test("Without ffmpeg on PATH: one line naming the Debian package; --transcode always fails with it, auto serves the file as it is")
+    func ffmpegMissing() async throws {
+        let movie = try await ConversionPeers.sharedMovie()
+        let receiver = try await ReceiverProcess.start(["--fetch-media"])
+        let environment = ["PATH": "/nonexistent", "HOME": NSTemporaryDirectory()]
+        let always = try ChildProcess(
+            TestPaths.program("castctl"), ["cast", movie, "--host", "127.0.0.1", "--port", String(receiver.port), "--transcode", "always"],
+            environment: environment)
+        #expect(await always.waitForExit() == 1)
+        #expect(always.errorOutput.contains("castctl: ffmpeg is not installed: apt-get install ffmpeg (Debian package ffmpeg)"),
+                "\(always.errorOutput)")
+        let auto = try ChildProcess(
+            TestPaths.program("castctl"), ["cast", movie, "--host", "127.0.0.1", "--port", String(receiver.port)], environment: environment)
+        let playing = await auto.waitForLine { $0.hasPrefix("PLAYING") || $0.hasPrefix("IDLE") }
+        #expect(playing?.hasPrefix("PLAYING") == true, "\(auto.errorOutput)")
+        #expect(auto.errorOutput.contains("ffmpeg is not installed: apt-get install ffmpeg (Debian package ffmpeg); serving files as they are"))
+        #expect(auto.output.contains { $0.hasPrefix("  ") && $0.hasSuffix("/movie.mkv") }, "\(auto.output)")
+        #expect(await auto.terminate(signal: SIGINT) == 0)
+        _ = await receiver.child.terminate()
+    }
+
     @Test("castctl killed with SIGKILL while ffmpeg is paused: the kernel kills ffmpeg (PR_SET_PDEATHSIG)")
     func crashLeavesNoFFmpeg() async throws {
         try await pausedConversion { _, run, movie, ffmpeg in

@@ -131,14 +131,56 @@ class Timed:
         except ChildProcessError:
             return True
 
+    def tree_cpu_seconds(self):
+        """CPU seconds of the sender's process tree still running (utime+stime+cutime+cstime of each process whose
+        ancestor it is), read from /proc: for VLC, which runuser starts as a child it does not wait for when stopped."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        parents = {}
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    fields = read(f"/proc/{name}/stat").rsplit(")", 1)[1].split()
+                    parents[int(name)] = (int(fields[1]), sum(int(v) for v in fields[11:15]))
+                except (IndexError, ValueError):
+                    pass
+        total, frontier = 0, {self.process.pid}
+        while frontier:
+            total += sum(parents[pid][1] for pid in frontier if pid in parents)
+            frontier = {pid for pid, (parent, _) in parents.items() if parent in frontier}
+        return total / ticks
+
     def text(self):
         with self.lock:
             return "\n".join(line for _, line in self.lines)
 
-    def stop(self, signal_number=2, timeout=60):
-        """Stops the sender; returns (exit status, CPU seconds of it and its reaped children)."""
+    def descendants(self):
+        """The pids of the sender's process tree below it (VLC under runuser)."""
+        parents = {}
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    parents[int(name)] = int(read(f"/proc/{name}/stat").rsplit(")", 1)[1].split()[1])
+                except (IndexError, ValueError):
+                    pass
+        found, frontier = set(), {self.process.pid}
+        while frontier:
+            frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+            found |= frontier
+        return found
+
+    def stop(self, signal_number=2, timeout=60, tree=False):
+        """Stops the sender; returns (exit status, CPU seconds of it and its reaped children). Its whole tree is
+        signalled and waited for (runuser does not wait for VLC), so the next sender finds port 8010 free."""
+        below = self.descendants() if tree else set()
         if not self.exited():
             self.process.send_signal(signal_number)
+        for pid in below:
+            try:
+                os.kill(pid, signal_number)
+            except ProcessLookupError:
+                pass
+        wait_for(lambda: not any(os.path.exists(f"/proc/{pid}") and "Z" not in read(f"/proc/{pid}/stat").rsplit(")", 1)[-1][:3]
+                                 for pid in below), timeout)
         end = time.time() + timeout
         while True:
             pid, status, usage = os.wait4(self.process.pid, os.WNOHANG)
@@ -193,7 +235,7 @@ def run_vlc(args):
             report("vlc_codecs", codecs is not None, json.dumps({"codecs": codecs, "container": container,
                                                                  "attempts": len(urls)}))
     finally:
-        vlc.stop(signal_number=15)
+        vlc.stop(signal_number=15, tree=True)
         receiver.stop()
 
 
@@ -239,6 +281,21 @@ def read_everything(url, limit_seconds=600):
     return total
 
 
+def fetch_first(url):
+    """What a device's player fetches first: an HLS stream's media playlist, first initialization section and first
+    segment; a file's first 64 KiB."""
+    if url.endswith(".m3u8"):
+        base = url.rsplit("/", 1)[0]
+        media = urllib.request.urlopen(base + "/media.m3u8", timeout=120).read().decode()
+        names = [line for line in media.splitlines() if line and not line.startswith("#")]
+        maps = re.findall(r'#EXT-X-MAP:URI="([^"]+)"', media)
+        for name in maps[:1] + names[:1]:
+            urllib.request.urlopen(base + "/" + name, timeout=120).read()
+    else:
+        request = urllib.request.Request(url, headers={"Range": "bytes=0-65535"})
+        urllib.request.urlopen(request, timeout=120).read()
+
+
 def run_bench(args):
     home = prepare_user_files(args, args.direct, args.remux, args.transcode)
     files = {"direct": args.direct, "remux": args.remux, "transcode": args.transcode}
@@ -251,11 +308,20 @@ def run_bench(args):
                 run = Timed(command, log)
                 pattern = r"^PLAYING" if sender == "castctl" else r"Player state: PLAYING"
                 seconds = run.first(pattern, 180)
-                run.stop(signal_number=2 if sender == "castctl" else 15)
+                first_media = seconds
+                if sender == "castctl" and seconds is not None:
+                    # The emulated device says PLAYING once it has read the playlists' CODECS; a device's player then
+                    # fetches the first segment, which ffmpeg must have made. VLC's PLAYING already includes the
+                    # device reading VLC's first 64 KiB.
+                    served = re.search(r"^  .*?(http://\S+)$", run.text(), re.M)
+                    if served:
+                        fetch_first(served.group(1))
+                        first_media = time.monotonic() - run.started
+                run.stop(signal_number=2 if sender == "castctl" else 15, tree=sender == "vlc")
                 receiver.stop(echo=False)
                 fetched = [line for line in receiver.lines() if "fetch " in line]
                 print(json.dumps({"measure": "to_playing", "sender": sender, "file": kind, "round": round_,
-                                  "seconds": seconds, "fetches": fetched[-6:]}), flush=True)
+                                  "seconds": seconds, "first_media_seconds": first_media, "fetches": fetched[-6:]}), flush=True)
     # CPU per minute of media converted: each sender converts the whole transcode file while the device's player
     # (here) reads all it serves.
     duration = float(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
@@ -277,7 +343,10 @@ def run_bench(args):
                 url = urls[-1] if urls else None
             read = read_everything(url) if (url and seconds is not None) else 0
             wall = time.monotonic() - started
-            status, cpu = run.stop(signal_number=2 if sender == "castctl" else 15)
+            tree_cpu = run.tree_cpu_seconds()
+            status, cpu = run.stop(signal_number=2 if sender == "castctl" else 15, tree=sender == "vlc")
+            if sender == "vlc":
+                cpu = max(cpu, tree_cpu)  # runuser does not wait for VLC when stopped: read VLC's own before stopping
             receiver.stop(echo=False)
             print(json.dumps({"measure": "cpu", "sender": sender, "round": round_, "cpu_seconds": cpu,
                               "media_seconds": duration, "bytes_read": read, "wall_seconds": wall,
