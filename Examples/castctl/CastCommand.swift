@@ -179,7 +179,10 @@ struct Cast: AsyncParsableCommand {
         do {
             tools = try FFmpegTools.locate()
         } catch {
-            if conversion.transcode == .always { throw error }
+            if conversion.transcode == .always {
+                FileHandle.standardError.write(Data("castctl: \(error.message)\n".utf8))
+                throw ExitCode.failure
+            }
             FileHandle.standardError.write(Data("castctl: \(error.message); serving files as they are\n".utf8))
             return nil
         }
