@@ -66,3 +66,22 @@ struct ChildRunTests {
         }
     }
 }
+
+@Suite("The ffmpeg limiter")
+struct ConversionLimiterTests {
+    @Test("At most `capacity` runs hold a slot; the next waits for a release, in order; a cancelled wait takes none")
+    func limits() async throws {
+        let limiter = ConversionLimiter(capacity: 1)
+        #expect(await limiter.acquire())
+        let second = Task { await limiter.acquire() }
+        let cancelled = Task { await limiter.acquire() }
+        cancelled.cancel()
+        #expect(await cancelled.value == false)
+        #expect(await limiter.running == 1)
+        await limiter.release()
+        #expect(await second.value)
+        #expect(await limiter.running == 1)
+        await limiter.release()
+        #expect(await limiter.running == 0)
+    }
+}
