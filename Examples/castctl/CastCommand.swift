@@ -63,17 +63,20 @@ struct Cast: AsyncParsableCommand {
     func run() async throws {
         try await Output.run {
             let server: CastMediaServer
+            // Where the device is (discovered once with --device): the server's route, and eureka_info's host.
+            let target = CastPlan.isURL(source) && serveHost != nil ? nil : try await device.target()
             if let serveHost {
                 server = try await CastMediaServer.start(.init(host: serveHost, port: servePort))
-            } else {
-                let target = try await device.target()
+            } else if let target {
                 server = try await CastMediaServer.start(reaching: target.host, receiverPort: target.port, port: servePort)
+            } else {
+                throw ValidationError("no device to serve to")
             }
             // The server and the conversions keep running across a lost connection, so the URLs stay valid for a
             // resume; both are stopped on every way out (ffmpeg killed and waited for, temporary files removed).
             let conversions = CastConversions()
             do {
-                try await play(server: server, conversions: conversions)
+                try await play(server: server, conversions: conversions, deviceHost: target?.host)
             } catch {
                 await conversions.stopAll()
                 await server.shutdown()
@@ -84,8 +87,8 @@ struct Cast: AsyncParsableCommand {
         }
     }
 
-    private func play(server: CastMediaServer, conversions: CastConversions) async throws {
-        let context = try await conversionContext(conversions: conversions)
+    private func play(server: CastMediaServer, conversions: CastConversions, deviceHost: String?) async throws {
+        let context = try await conversionContext(conversions: conversions, deviceHost: deviceHost)
         let items = try await CastPlan.items(for: source, subtitles: subtitles, server: server, conversion: context)
         guard !items.isEmpty else { throw ValidationError("\(source) holds no playable media") }
         if !device.json {
@@ -173,7 +176,7 @@ struct Cast: AsyncParsableCommand {
     }
 
     /// ffmpeg, the device's profile and the options, or `nil` when files are served as they are (no ffmpeg).
-    private func conversionContext(conversions: CastConversions) async throws -> ConversionContext? {
+    private func conversionContext(conversions: CastConversions, deviceHost: String?) async throws -> ConversionContext? {
         guard !CastPlan.isURL(source) else { return nil }
         let tools: FFmpegTools
         do {
@@ -186,7 +189,7 @@ struct Cast: AsyncParsableCommand {
             FileHandle.standardError.write(Data("castctl: \(error.message); serving files as they are\n".utf8))
             return nil
         }
-        let host = (try? await device.target().host) ?? serveHost ?? "127.0.0.1"
+        let host = deviceHost ?? serveHost ?? "127.0.0.1"
         let (profile, why) = await DeviceProfileLookup.resolve(conversion, device: device, host: host)
         if !device.json { FileHandle.standardError.write(Data("castctl: planning for \(profile) from \(why)\n".utf8)) }
         return ConversionContext(tools: tools, profile: profile, options: conversion.conversionOptions, conversions: conversions,

@@ -28,8 +28,8 @@ struct ConversionCommandOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "The device's media profile: \(CastDeviceProfile.presets.map(\.id).joined(separator: ", ")).",
         discussion: """
-            By default it comes from the model the device advertises (mDNS md with --device, eureka_info on port \
-            8008 with --host); an unknown model is planned as chromecast-1, the most limited video device.
+            By default it comes from the model the device names in eureka_info (port 8008), else in mDNS (md, with \
+            --device); an unknown model is planned as chromecast-1, the most limited video device.
             """))
     var deviceProfile: String?
 
@@ -75,19 +75,16 @@ enum DeviceProfileLookup {
         if let name = options.deviceProfile, let profile = CastDeviceProfile.preset(named: name) {
             return (profile, "--device-profile")
         }
-        var model: String?
-        var source = ""
-        if let name = device.device {
-            let report = await DeviceResolver.discover(timeout: .seconds(min(device.timeout, 3)))
+        // eureka_info first: one HTTP request to the device, answered in milliseconds; mDNS only when it says nothing.
+        var model = await eurekaModel(host: host)
+        var source = "eureka_info"
+        if model == nil, let name = device.device {
+            let report = await DeviceResolver.discover(timeout: .seconds(min(device.timeout, 2)))
             let wanted = try? CastDeviceID(parsing: name)
             model = report.devices.first {
                 (wanted != nil && $0.id == wanted) || $0.friendlyName.caseInsensitiveCompare(name) == .orderedSame
             }?.model
             source = "mDNS md"
-        }
-        if model == nil {
-            model = await eurekaModel(host: host)
-            source = "eureka_info"
         }
         guard let model else { return (.chromecast1, "the model is unknown; chromecast-1 is the safest") }
         guard let profile = CastDeviceProfile.preset(forModel: model) else {
