@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "CastReceiver", targets: ["CastReceiver"]),
         .library(name: "CastIntents", targets: ["CastIntents"]),
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
+        .library(name: "CastConversion", targets: ["CastConversion"]),
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
         .library(name: "CastKnownHosts", targets: ["CastKnownHosts"]),
         .library(name: "CastDIAL", targets: ["CastDIAL"]),
@@ -91,6 +92,7 @@ let package = Package(
             path: "Modules/CastStreaming", swiftSettings: strictSettings),
         // Child processes that cannot outlive this one (fork on a thread that never ends, a process group of
         // their own, PR_SET_PDEATHSIG): how every module drives ffmpeg, ffprobe, espeak-ng and yt-dlp.
+        // Nothing in Foundation or swift-subprocess sets the parent-death signal.
         .target(name: "CCastSpawn", path: "Modules/CCastSpawn"),
         .target(name: "CastProcess", dependencies: ["CCastSpawn"], path: "Modules/CastProcess", swiftSettings: strictSettings),
         // Mirroring a screen, a file or the desktop's sound to a device over Cast Streaming: sources,
@@ -156,6 +158,14 @@ let package = Package(
                                  .product(name: "Logging", package: "swift-log")],
             path: "Modules/CastMediaServer", swiftSettings: strictSettings),
 
+        // Probe (ffprobe), plan per device profile, and on-demand HLS conversion (ffmpeg) served through
+        // CastMediaServer: drives the field's tools as child processes, links no codec.
+        .target(
+            name: "CastConversion",
+            dependencies: ["CastDeviceProfiles", "CastMediaServer", "CastJSON", "CastProcess",
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Modules/CastConversion", swiftSettings: strictSettings),
+
         .target(
             name: "Castor",
             dependencies: ["CastChannels", "CastMedia", "CastQueue", "CastMetadata", "CastDiscovery", "CastTransport",
@@ -200,7 +210,7 @@ let package = Package(
             dependencies: [
                 "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
                 "CastReceiver", "ChatChannel", "CastMirroring", "CastStreaming", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
-                "CastMPRIS", "CastctlKit", "CastorVersion",
+                "CastMPRIS", "CastctlKit", "CastorVersion", "CastConversion", "CastDeviceProfiles", "CastHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -240,7 +250,7 @@ let package = Package(
             name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTransport", "CastChannels", "ChatChannel"],
             path: "Tests/InteropTests",
             exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py", "mpris_other_sender.py",
-                      "cast_sender_driver.py", "udp_lossy_relay.py", "announce_peer.py"]),
+                      "cast_sender_driver.py", "udp_lossy_relay.py", "announce_peer.py", "cast_convert_driver.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(name: "CastProcessTests", dependencies: ["CastProcess"], path: "Tests/CastProcessTests"),
         .testTarget(name: "CastDeviceProfilesTests", dependencies: ["CastDeviceProfiles"], path: "Tests/CastDeviceProfilesTests"),
@@ -322,6 +332,10 @@ let package = Package(
             dependencies: ["CastctlKit", "Castor", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
                            "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport"],
             path: "Tests/CastctlKitTests"),
+        .testTarget(
+            name: "CastConversionTests",
+            dependencies: ["CastConversion", "CastDeviceProfiles", "CastMediaServer", "CastJSON", "CastTestSupport"],
+            path: "Tests/CastConversionTests"),
         .testTarget(
             name: "CastMPRISTests",
             dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscovery", "CastTransport",

@@ -8,7 +8,12 @@
 # Knobs (environment): BENCH_ROUNDS (alternations, default 5), BENCH_CONNECT_RUNS (connects per
 # contender per round, 20), BENCH_SEEK_ROUNDS (5), BENCH_SEEKS (SEEKs per contender per round, 1000),
 # BENCH_DEVICES (1000), BENCH_DECODE_ROUNDS (3), BENCH_THROUGHPUT_DEVICES (100), BENCH_THROUGHPUT_SECONDS (5),
-# BENCH_THROUGHPUT_ROUNDS (2), CASTOR_PYTHON (the venv's python).
+# BENCH_THROUGHPUT_ROUNDS (2), CASTOR_PYTHON (the venv's python), BENCH_CONVERT_ROUNDS (3; 0 skips section 7),
+# BENCH_CONVERT_SECONDS (60, the length of its clips).
+#
+# 7. casting local files: castctl cast (release build) against VLC 3's chromecast output, in a private network
+# namespace (root; VLC as an unprivileged user), to cast-receiver --profile chromecast-3 --fetch-media: time to
+# PLAYING for a direct file, a remux and a full transcode, and CPU seconds per minute of media converted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -212,6 +217,48 @@ record hold_all 1 "$BIN" hold --ports "$ports" --auth off --hold-seconds 6
 ECHO_MANY=$(field "$ready" echo)
 record hold_floor 1 "$BIN" hold --kind floor --port "$ECHO_MANY" --devices "$DEVICES"
 record hold_all_report 1 "$BIN" hold --ports "$ports" --auth report --hold-seconds 6
+
+CONVERT_ROUNDS=${BENCH_CONVERT_ROUNDS:-3}
+CONVERT_SECONDS=${BENCH_CONVERT_SECONDS:-60}
+if (( CONVERT_ROUNDS > 0 )); then
+    if [[ $(id -u) -ne 0 ]] || ! command -v cvlc >/dev/null || ! command -v ffmpeg >/dev/null || ! command -v unshare >/dev/null; then
+        echo "== 7. casting local files: skipped (needs root for a network namespace, cvlc, ffmpeg and unshare)" >&2
+    else
+        echo "== 7. casting local files: castctl and VLC 3, $CONVERT_ROUNDS rounds, ${CONVERT_SECONDS} s clips" >&2
+        swift build -c release --scratch-path "$SCRATCH" --product castctl >&2
+        swift build -c release --scratch-path "$SCRATCH" --product cast-receiver >&2
+        media="$SCRATCH/bench-media-${CONVERT_SECONDS}s"
+        mkdir -p "$media"
+        clip() {  # clip NAME VIDEO-CODEC-ARGS... -- AUDIO-CODEC-ARGS...: 1280x720 at 25 fps with a 1 kHz tone
+            local name=$1; shift
+            [[ -s "$media/$name" ]] && return 0
+            local video=() audio=()
+            while [[ $1 != -- ]]; do video+=("$1"); shift; done; shift
+            audio=("$@")
+            ffmpeg -v error -nostdin -y -f lavfi -i "testsrc2=size=1280x720:rate=25:duration=$CONVERT_SECONDS" \
+                -f lavfi -i "sine=frequency=1000:sample_rate=48000:duration=$CONVERT_SECONDS" \
+                "${video[@]}" -pix_fmt yuv420p -g 50 "${audio[@]}" -ac 2 "$media/$name"
+        }
+        clip direct.mp4 -c:v libx264 -preset veryfast -- -c:a aac -b:a 160k
+        clip remux.mkv -c:v libx264 -preset veryfast -- -c:a ac3 -b:a 384k
+        clip transcode.mkv -c:v libx265 -preset ultrafast -x265-params log-level=error -- -c:a ac3 -b:a 384k
+        id castor-interop >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin castor-interop
+        convert_work=$(mktemp -d)
+        chmod 755 "$media"
+        for f in "$media"/*; do chmod 644 "$f"; done
+        unshare -n -- python3 Tests/InteropTests/cast_convert_driver.py bench \
+            --receiver "$SCRATCH/release/cast-receiver" --castctl "$SCRATCH/release/castctl" --workdir "$convert_work" \
+            --user castor-interop --rounds "$CONVERT_ROUNDS" --cpu-rounds "$CONVERT_ROUNDS" --profile chromecast-3 \
+            --direct "$media/direct.mp4" --remux "$media/remux.mkv" --transcode "$media/transcode.mkv" \
+            | while IFS= read -r line; do
+                case "$line" in
+                    '{"measure"'*) printf '{"label":"convert","round":0,"data":%s}\n' "$line" >>"$RAW"; echo "   $line" | cut -c1-160 >&2 ;;
+                    '{"check"'*) echo "   $line" >&2 ;;
+                esac
+            done
+        rm -rf "$convert_work"
+    fi
+fi
 
 "$PYTHON" Tests/Benchmarks/report.py "$RAW" bench/results.json \
     --build-seconds "$build_seconds" --command "make bench" \

@@ -1,5 +1,7 @@
 import ArgumentParser
 import CastChannels
+import CastConversion
+import CastDeviceProfiles
 import CastJSON
 import CastMedia
 import CastMediaServer
@@ -8,6 +10,7 @@ import CastQueue
 import Castor
 import Dispatch
 import Foundation
+import Synchronization
 
 /// `castctl cast`: play local files (or URLs) on a device, serving the files over HTTP meanwhile.
 struct Cast: AsyncParsableCommand {
@@ -19,6 +22,19 @@ struct Cast: AsyncParsableCommand {
             found and offered as text tracks; SRT is converted to WebVTT. A directory or playlist becomes a queue. \
             castctl keeps serving until playback ends or you press Ctrl-C (which stops the media).
 
+            What plays: each local file is probed with ffprobe and planned for the device's media profile (its model, \
+            or --device-profile). Streams the device decodes are copied; the others are converted by ffmpeg: video \
+            the device cannot decode (HEVC on a Chromecast before the Ultra, a level or size beyond it) becomes H.264 \
+            within its level and size, audio it cannot decode (AC-3 or DTS without an HDMI sink that takes them) \
+            becomes AAC. A file that needs nothing converted and is in a container of Google's table is served as it \
+            is; otherwise castctl serves an HLS stream whose segments ffmpeg makes as the device asks for them, so \
+            the device knows the whole duration and a seek restarts ffmpeg where it is needed. Embedded text \
+            subtitles (SubRip, ASS/SSA, mov_text, WebVTT) become WebVTT text tracks with their language and title; \
+            image subtitles (PGS, DVB, VobSub) can only be burnt in (--burn-subtitles N). castctl prints the plan, \
+            stream by stream with the reason, and the conversion's progress, on standard error. ffmpeg runs in its \
+            own process group and dies with castctl (Ctrl-C, the media stopped, the device lost, or castctl killed); \
+            its temporary files are removed. Without ffmpeg (apt-get install ffmpeg) files are served as they are.
+
             When the device is lost (heartbeat timeout, reset, closed), castctl reconnects with back-off for \
             --reconnect-timeout seconds: it rejoins the app if it still runs, re-launches it and reloads what was \
             playing, at the position extrapolated to the loss, if the device restarted, and stops if another sender \
@@ -29,6 +45,7 @@ struct Cast: AsyncParsableCommand {
 
     @OptionGroup var device: DeviceOptions
     @OptionGroup var reconnect: ReconnectOptions
+    @OptionGroup(title: "What the device can play") var conversion: ConversionCommandOptions
     @Argument(help: "A media file, a directory, an .m3u/.m3u8/.pls playlist, or an http(s) URL.") var source: String
     @Option(help: "A subtitle file (.srt or .vtt) for the first item.") var subtitles: String?
     @Option(help: "The address to serve files on; by default the local address that reaches the device.") var serveHost: String?
@@ -46,73 +63,160 @@ struct Cast: AsyncParsableCommand {
     func run() async throws {
         try await Output.run {
             let server: CastMediaServer
+            // Where the device is (discovered once with --device): the server's route, and eureka_info's host.
+            let target = CastPlan.isURL(source) && serveHost != nil ? nil : try await device.target()
             if let serveHost {
                 server = try await CastMediaServer.start(.init(host: serveHost, port: servePort))
-            } else {
-                let target = try await device.target()
+            } else if let target {
                 server = try await CastMediaServer.start(reaching: target.host, receiverPort: target.port, port: servePort)
+            } else {
+                throw ValidationError("no device to serve to")
             }
-            // The server keeps running across a lost connection, so the URLs stay valid for a resume.
-            defer { Task { await server.shutdown() } }
-            let items = try CastPlan.items(for: source, subtitles: subtitles, server: server)
-            guard !items.isEmpty else { throw ValidationError("\(source) holds no playable media") }
-            if !device.json {
-                print("castctl: serving on \(server.baseURL) — \(items.count) item(s)")
-                for item in items { print("  \(item.media?.metadata?.title ?? item.media?.contentId ?? "?")  \(item.media?.contentId ?? "")") }
-                fflush(nil)
+            // The server and the conversions keep running across a lost connection, so the URLs stay valid for a
+            // resume; both are stopped on every way out (ffmpeg killed and waited for, temporary files removed).
+            let conversions = CastConversions()
+            do {
+                try await play(server: server, conversions: conversions, deviceHost: target?.host)
+            } catch {
+                await conversions.stopAll()
+                await server.shutdown()
+                throw error
             }
-            let interrupted = SignalFlag()
-            let (cast, target) = try await device.façade(reconnect: reconnect)
-            let events = cast.events
-            try await cast.startSession(with: target)
-            guard let player = cast.player else { throw CastError(code: .noSession, message: "The session ended while starting") }
-            let firstTracks = items.first?.media?.tracks ?? []
-            var options = CastLoadOptions()
-            if !subtitlesOff, let first = firstTracks.first { options.activeTrackIds = [first.trackId] }
-            try await player.loadItems(from: items.compactMap { $0.media }.map(CastAsset.init(media:)), with: options)
-            Output.print(player.mediaStatus, json: device.json)
-            fflush(nil)  // castctl keeps running: show the status now, also through a pipe
-            let baseline = player.mediaStatus?.mediaSessionId
-            let ended = Task { [json = device.json] () -> (SessionExit, String)? in
-                var narrator = SessionNarrator(json: json, baseline: baseline)
-                for await event in events {
-                    if case .exit(let status, let message) = narrator.handle(event, player: cast.player) { return (status, message) }
-                }
-                return nil
-            }
-            let controller = control ? Task { await ControlInput.run(ControlInput.lines(), on: cast, json: device.json) } : nil
-            defer { controller?.cancel() }
-            // Cancelling the waiter (on Ctrl-C) cancels the follower, so neither outlives the wait.
-            let outcome = await interrupted.wait(orUntil: Task {
-                await withTaskCancellationHandler { await ended.value != nil } onCancel: { ended.cancel() }
-            })
-            if outcome == .interrupted {
-                var stopped: MediaStatus?
-                if let player = cast.player {
-                    try? await player.stop()
-                    stopped = player.mediaStatus
-                }
-                await cast.endSession()
-                if !device.json { print("castctl: interrupted; stopped the media") }
-                Output.print(stopped, json: device.json)
-                return
-            }
-            let (status, message) = await ended.value ?? (.lost, "the session's events ended")
-            if status == .finished {
-                await cast.endSession()
-                if !device.json { print("castctl: \(message)") }
-                return
-            }
-            await cast.endSession()
-            FileHandle.standardError.write(Data("castctl: \(message)\n".utf8))
-            throw ExitCode(status.rawValue)
+            await conversions.stopAll()
+            await server.shutdown()
         }
     }
+
+    private func play(server: CastMediaServer, conversions: CastConversions, deviceHost: String?) async throws {
+        let context = try await conversionContext(conversions: conversions, deviceHost: deviceHost)
+        let items = try await CastPlan.items(for: source, subtitles: subtitles, server: server, conversion: context)
+        guard !items.isEmpty else { throw ValidationError("\(source) holds no playable media") }
+        if !device.json {
+            print("castctl: serving on \(server.baseURL) — \(items.count) item(s)")
+            for item in items { print("  \(item.media?.metadata?.title ?? item.media?.contentId ?? "?")  \(item.media?.contentId ?? "")") }
+            fflush(nil)
+        }
+        let started = StartFlag()
+        let progress = await conversions.all.first.map { first in
+            ConversionProgressPrinter.follow(first, name: (first.source.path.map { ($0 as NSString).lastPathComponent }) ?? source) {
+                started.isSet
+            }
+        }
+        defer { progress?.cancel() }
+        let interrupted = SignalFlag()
+        let (cast, target) = try await device.façade(reconnect: reconnect)
+        let events = cast.events
+        try await cast.startSession(with: target)
+        guard let player = cast.player else { throw CastError(code: .noSession, message: "The session ended while starting") }
+        let firstTracks = items.first?.media?.tracks ?? []
+        var options = CastLoadOptions()
+        // A converted item names its own track to turn on (an embedded default or forced one, else a file beside it).
+        if !subtitlesOff, let first = items.first?.activeTrackIds ?? firstTracks.first.map({ [$0.trackId] }) {
+            options.activeTrackIds = first
+        }
+        do {
+            try await player.loadItems(from: items.compactMap { $0.media }.map(CastAsset.init(media:)), with: options)
+        } catch {
+            guard let media = error.cause as? CastMediaError, media.code == .loadFailed else { throw error }
+            started.set()
+            await cast.endSession()
+            let detail = media.detailedErrorCode.map { " \($0.rawValue) \($0.name ?? "")" } ?? ""
+            throw await refusal("the device refused the media (LOAD_FAILED\(detail))", conversions: conversions)
+        }
+        started.set()
+        Output.print(player.mediaStatus, json: device.json)
+        fflush(nil)  // castctl keeps running: show the status now, also through a pipe
+        let baseline = player.mediaStatus?.mediaSessionId
+        let ended = Task { [json = device.json] () -> (SessionExit, String)? in
+            var narrator = SessionNarrator(json: json, baseline: baseline)
+            for await event in events {
+                if case .exit(let status, let message) = narrator.handle(event, player: cast.player) { return (status, message) }
+            }
+            return nil
+        }
+        let controller = control ? Task { await ControlInput.run(ControlInput.lines(), on: cast, json: device.json) } : nil
+        defer { controller?.cancel() }
+        // Cancelling the waiter (on Ctrl-C) cancels the follower, so neither outlives the wait.
+        let outcome = await interrupted.wait(orUntil: Task {
+            await withTaskCancellationHandler { await ended.value != nil } onCancel: { ended.cancel() }
+        })
+        if outcome == .interrupted {
+            var stopped: MediaStatus?
+            if let player = cast.player {
+                try? await player.stop()
+                stopped = player.mediaStatus
+            }
+            await cast.endSession()
+            if !device.json { print("castctl: interrupted; stopped the media") }
+            Output.print(stopped, json: device.json)
+            return
+        }
+        let (status, message) = await ended.value ?? (.lost, "the session's events ended")
+        if status == .finished {
+            await cast.endSession()
+            if !device.json { print("castctl: \(message)") }
+            return
+        }
+        await cast.endSession()
+        if status == .mediaError { throw await refusal(message, conversions: conversions) }
+        FileHandle.standardError.write(Data("castctl: \(message)\n".utf8))
+        throw ExitCode(status.rawValue)
+    }
+
+    /// Exit 5 with what the device said and, when castctl probed the file, what in it the device cannot decode.
+    private func refusal(_ message: String, conversions: CastConversions) async -> ExitCode {
+        let reasons = await conversions.refusals
+        var line = "castctl: \(message)"
+        if !reasons.isEmpty {
+            line += ": " + reasons.joined(separator: "; ")
+            if conversion.transcode == .never { line += " (--transcode auto converts it)" }
+        }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+        return ExitCode(SessionExit.mediaError.rawValue)
+    }
+
+    /// ffmpeg, the device's profile and the options, or `nil` when files are served as they are (no ffmpeg).
+    private func conversionContext(conversions: CastConversions, deviceHost: String?) async throws -> ConversionContext? {
+        guard !CastPlan.isURL(source) else { return nil }
+        let tools: FFmpegTools
+        do {
+            tools = try FFmpegTools.locate()
+        } catch {
+            if conversion.transcode == .always {
+                FileHandle.standardError.write(Data("castctl: \(error.message)\n".utf8))
+                throw ExitCode.failure
+            }
+            FileHandle.standardError.write(Data("castctl: \(error.message); serving files as they are\n".utf8))
+            return nil
+        }
+        let host = deviceHost ?? serveHost ?? "127.0.0.1"
+        let (profile, why) = await DeviceProfileLookup.resolve(conversion, device: device, host: host)
+        if !device.json { FileHandle.standardError.write(Data("castctl: planning for \(profile) from \(why)\n".utf8)) }
+        return ConversionContext(tools: tools, profile: profile, options: conversion.conversionOptions, conversions: conversions,
+                                 json: device.json)
+    }
+}
+
+/// What ``CastPlan`` needs to probe, plan and convert local files.
+struct ConversionContext {
+    var tools: FFmpegTools
+    var profile: CastDeviceProfile
+    var options: ConversionOptions
+    var conversions: CastConversions
+    var json: Bool
+}
+
+/// Set once the media is loaded (progress lines stop then).
+final class StartFlag: Sendable {
+    private let flag = Mutex(false)
+    func set() { flag.withLock { $0 = true } }
+    var isSet: Bool { flag.withLock { $0 } }
 }
 
 /// Turns a source into queue items, publishing local files on the media server.
 enum CastPlan {
-    static func items(for source: String, subtitles: String?, server: CastMediaServer) throws -> [QueueItem] {
+    static func items(for source: String, subtitles: String?, server: CastMediaServer, conversion: ConversionContext? = nil) async throws
+        -> [QueueItem] {
         if isURL(source) {
             var media = try LoadOptions.parse([]).media(url: source)
             if let subtitles {
@@ -129,13 +233,21 @@ enum CastPlan {
         let lower = source.lowercased()
         let isPlaylist = isDirectory.boolValue || [".m3u", ".m3u8", ".pls"].contains { lower.hasSuffix($0) }
         let entries: [PlaylistEntry] = isPlaylist ? try Playlist.entries(at: source) : [PlaylistEntry(location: .file(source))]
-        return try entries.enumerated().map { index, entry in
+        var items: [QueueItem] = []
+        for (index, entry) in entries.enumerated() {
             switch entry.location {
             case .url(let url):
                 var media = try LoadOptions.parse([]).media(url: url)
                 if let title = entry.title { media.metadata?.title = title }
-                return QueueItemBuilder(media: media).build()
+                items.append(QueueItemBuilder(media: media).build())
             case .file(let path):
+                if let conversion, let item = try await ConvertedItems.item(
+                    path: path, title: entry.title, extraSubtitles: index == 0 ? (subtitles.map { [$0] } ?? []) : [],
+                    profile: conversion.profile, options: conversion.options, tools: conversion.tools, server: server,
+                    conversions: conversion.conversions, startsAtOnce: index == 0, json: conversion.json) {
+                    items.append(item)
+                    continue
+                }
                 let published = try server.publish(mediaAt: path, extraSubtitles: index == 0 ? (subtitles.map { [$0] } ?? []) : [])
                 var metadata = CastMetadata(title: entry.title ?? published.title, metadataType: .generic, images: [])
                 metadata.subtitle = (path as NSString).lastPathComponent
@@ -147,9 +259,10 @@ enum CastPlan {
                 let media = MediaInformation(
                     contentId: published.media.url, contentType: published.media.contentType, streamType: .buffered,
                     duration: entry.durationSeconds, metadata: metadata, tracks: tracks.isEmpty ? nil : tracks)
-                return QueueItemBuilder(media: media).build()
+                items.append(QueueItemBuilder(media: media).build())
             }
         }
+        return items
     }
 
     static func isURL(_ text: String) -> Bool {

@@ -63,7 +63,7 @@ public final class CastMediaServer: Sendable {
     public let baseURL: String
 
     private let serverChannel: any Channel
-    private let registry: Registry
+    let registry: Registry
     /// The open client connections (internal: tests await a connection's close on it).
     let connections: ConnectionSet
     private let closed = Mutex(false)
@@ -238,11 +238,11 @@ public final class CastMediaServer: Sendable {
         logger.debug("Media server stopped", metadata: ["port": "\(port)"])
     }
 
-    private func ensureOpen() throws(MediaServerError) {
+    func ensureOpen() throws(MediaServerError) {
         if closed.withLock({ $0 }) { throw MediaServerError(code: .serverClosed, message: "The media server has been shut down") }
     }
 
-    private func makeRegistration(name: String, contentType: String) -> MediaRegistration {
+    func makeRegistration(name: String, contentType: String) -> MediaRegistration {
         let token = RegistrationToken.make()
         return MediaRegistration(
             token: token, name: name, contentType: contentType,

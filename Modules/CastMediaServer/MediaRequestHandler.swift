@@ -25,6 +25,8 @@ final class MediaRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
     private let activity: any ConnectionActivity
     private let logger: Logger
     private var pendingHead: HTTPRequestHead?
+    /// The provider call answering the current request, if any (one at a time: requests are pipelined in order).
+    private var provision: Task<Void, Never>?
 
     init(registry: Registry, threadPool: NIOThreadPool, activity: any ConnectionActivity, logger: Logger) {
         self.registry = registry
@@ -45,6 +47,11 @@ final class MediaRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
             pendingHead = nil
             respond(context: context, head: head)
         }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        provision?.cancel()  // a provider still making a resource for this connection stops waiting
+        context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -73,40 +80,89 @@ final class MediaRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
             case .other:
                 send(context: context, plan: ResponsePlanner.methodNotAllowed(request, now: now), source: nil, keepAlive: keepAlive)
             case .get, .head:
-                serve(context: context, request: request, entry: entry, now: now, keepAlive: keepAlive)
+                serve(context: context, request: request, entry: entry, name: name, now: now, keepAlive: keepAlive)
             }
         }
     }
 
-    private func serve(context: ChannelHandlerContext, request: RequestSummary, entry: Registry.Entry, now: Int64, keepAlive: Bool) {
+    private func serve(
+        context: ChannelHandlerContext, request: RequestSummary, entry: Registry.Entry, name: String, now: Int64, keepAlive: Bool
+    ) {
         let contentType = entry.registration.contentType
         switch entry.source {
+        case .provider(let provider):
+            provide(context: context, request: request, provider: provider, name: name, now: now, keepAlive: keepAlive)
         case .data(let bytes, let entityTag, let lastModified):
             let representation = Representation(
                 size: Int64(bytes.count), contentType: contentType, entityTag: entityTag, lastModified: lastModified)
             let plan = ResponsePlanner.plan(request, representation: representation, now: now, boundary: Self.makeBoundary)
             send(context: context, plan: plan, source: .memory(bytes), keepAlive: keepAlive)
         case .file(let path):
-            let opened = threadPool.runIfActive(eventLoop: context.eventLoop) { () throws -> OpenedFile in
-                try OpenedFile.openForReading(path)
-            }
-            opened.hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
-                switch result {
-                case .success(let file):
-                    guard context.channel.isActive else {
-                        try? file.handle.close()
-                        return
-                    }
+            serveFile(context: context, request: request, path: path, contentType: contentType, now: now, keepAlive: keepAlive)
+        }
+    }
+
+    /// Asks a provider for the resource (off the event loop, cancelled if the connection closes first),
+    /// then serves what it gave like a registered file or data; no resource is 404, an unavailable one 503.
+    private func provide(
+        context: ChannelHandlerContext, request: RequestSummary, provider: any MediaResourceProvider, name: String, now: Int64,
+        keepAlive: Bool
+    ) {
+        let channel = context.channel
+        let promise = context.eventLoop.makePromise(of: ProvidedResource?.self)
+        provision = Task {
+            do { promise.succeed(try await provider.resource(named: name)) } catch { promise.fail(error) }
+        }
+        promise.futureResult.assumeIsolated().whenComplete { result in
+            self.provision = nil
+            guard channel.isActive else { return }
+            switch result {
+            case .success(nil):
+                self.send(context: context, plan: ResponsePlanner.notFound(request, now: now), source: nil, keepAlive: keepAlive)
+            case .success(.some(let resource)):
+                switch resource.content {
+                case .file(let path):
+                    self.serveFile(
+                        context: context, request: request, path: path, contentType: resource.contentType, now: now, keepAlive: keepAlive)
+                case .bytes(let bytes, let entityTag):
                     let representation = Representation(
-                        size: file.facts.size, contentType: contentType, entityTag: file.facts.entityTag,
-                        lastModified: file.facts.modifiedSeconds)
+                        size: Int64(bytes.count), contentType: resource.contentType, entityTag: entityTag,
+                        lastModified: resource.lastModified)
                     let plan = ResponsePlanner.plan(request, representation: representation, now: now, boundary: Self.makeBoundary)
-                    self.send(context: context, plan: plan, source: .file(file.handle), keepAlive: keepAlive)
-                case .failure(let error):
-                    // The file vanished, became unreadable or is no longer a regular file: it is not served.
-                    self.logger.warning("Registered file not served", metadata: ["error": "\(error)"])
-                    self.send(context: context, plan: ResponsePlanner.notFound(request, now: now), source: nil, keepAlive: keepAlive)
+                    self.send(context: context, plan: plan, source: .memory(bytes), keepAlive: keepAlive)
                 }
+            case .failure(let error):
+                self.logger.notice("Provided resource not served", metadata: ["name": "\(name)", "error": "\(error)"])
+                let code = (error as? MediaServerError)?.code
+                let plan = code == .fileNotFound
+                    ? ResponsePlanner.notFound(request, now: now) : ResponsePlanner.serviceUnavailable(request, now: now)
+                self.send(context: context, plan: plan, source: nil, keepAlive: keepAlive)
+            }
+        }
+    }
+
+    private func serveFile(
+        context: ChannelHandlerContext, request: RequestSummary, path: String, contentType: String, now: Int64, keepAlive: Bool
+    ) {
+        let opened = threadPool.runIfActive(eventLoop: context.eventLoop) { () throws -> OpenedFile in
+            try OpenedFile.openForReading(path)
+        }
+        opened.hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
+            switch result {
+            case .success(let file):
+                guard context.channel.isActive else {
+                    try? file.handle.close()
+                    return
+                }
+                let representation = Representation(
+                    size: file.facts.size, contentType: contentType, entityTag: file.facts.entityTag,
+                    lastModified: file.facts.modifiedSeconds)
+                let plan = ResponsePlanner.plan(request, representation: representation, now: now, boundary: Self.makeBoundary)
+                self.send(context: context, plan: plan, source: .file(file.handle), keepAlive: keepAlive)
+            case .failure(let error):
+                // The file vanished, became unreadable or is no longer a regular file: it is not served.
+                self.logger.warning("Registered file not served", metadata: ["error": "\(error)"])
+                self.send(context: context, plan: ResponsePlanner.notFound(request, now: now), source: nil, keepAlive: keepAlive)
             }
         }
     }

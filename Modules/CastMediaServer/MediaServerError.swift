@@ -7,7 +7,7 @@ public struct MediaServerError: Error, Sendable, CustomStringConvertible {
         private enum Base: Sendable, Hashable {
             case fileNotFound, notARegularFile, fileUnreadable, invalidConfiguration, bindFailed
             case addressResolution, noRoute, invalidSubtitles, malformedPlaylist, streamingPlaylist
-            case serverClosed
+            case serverClosed, resourceUnavailable
         }
         private let base: Base
         /// The path does not name an existing file or directory.
@@ -32,6 +32,9 @@ public struct MediaServerError: Error, Sendable, CustomStringConvertible {
         public static let streamingPlaylist = Code(base: .streamingPlaylist)
         /// The server has been shut down.
         public static let serverClosed = Code(base: .serverClosed)
+        /// A provided resource exists but cannot be given now (its conversion failed or did not finish in
+        /// time): answered with 503.
+        public static let resourceUnavailable = Code(base: .resourceUnavailable)
         /// A short name of the code.
         public var description: String { "\(base)" }
     }

@@ -21,6 +21,8 @@ final class Registry: Sendable {
         case file(path: String)
         /// Bytes in memory with fixed validators.
         case data(bytes: [UInt8], entityTag: String, lastModified: Int64)
+        /// Resources made on request by a provider, under any name below the token.
+        case provider(any MediaResourceProvider)
     }
 
     struct Entry: Sendable {
@@ -39,8 +41,9 @@ final class Registry: Sendable {
 
     func entry(token: String, name: String) -> Entry? {
         entries.withLock { entries in
-            guard let entry = entries[token], entry.registration.name == name else { return nil }
-            return entry
+            guard let entry = entries[token] else { return nil }
+            if case .provider = entry.source { return entry }
+            return entry.registration.name == name ? entry : nil
         }
     }
 

@@ -93,6 +93,13 @@ enum ResponsePlanner {
         textResponse(.notFound, "Not Found\n", request, now: now)
     }
 
+    /// 503 for a provided resource that cannot be given now (a conversion that failed or did not finish in time).
+    static func serviceUnavailable(_ request: RequestSummary, now: Int64) -> ResponsePlan {
+        var plan = textResponse(.serviceUnavailable, "Service Unavailable\n", request, now: now)
+        plan.headers.add(name: "Retry-After", value: "1")
+        return plan
+    }
+
     /// 405 for methods other than GET, HEAD and OPTIONS on a registered resource.
     static func methodNotAllowed(_ request: RequestSummary, now: Int64) -> ResponsePlan {
         var plan = textResponse(.methodNotAllowed, "Method Not Allowed\n", request, now: now)

@@ -1,6 +1,7 @@
 // A child process that cannot outlive its parent: fork, then in the child a process group of its own,
 // PR_SET_PDEATHSIG (SIGKILL), the signal mask and dispositions reset, the given descriptors in place,
-// every other descriptor closed, and exec. Used only by CastConversion (it runs ffmpeg and ffprobe).
+// every other descriptor closed, and exec. Imported only by CastProcess, which every module that runs a
+// program (ffmpeg, ffprobe, espeak-ng, yt-dlp) goes through.
 #ifndef CCASTSPAWN_H
 #define CCASTSPAWN_H
 

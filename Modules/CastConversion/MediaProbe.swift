@@ -1,0 +1,142 @@
+import Synchronization
+import CastDeviceProfiles
+internal import CastProcess
+import Foundation
+
+/// Runs ffprobe on a file: its streams and duration (``probe(_:)``), and the key frames of a video stream
+/// (``keyframeTimes(of:stream:)``), which a plan that copies video cuts its segments at.
+///
+/// Each run is a child process that cannot outlive this one, bounded by a deadline and an output cap.
+public struct MediaProbe: Sendable {
+    /// The programs.
+    public var tools: FFmpegTools
+    /// How long one ffprobe run reading the format and streams may take.
+    public var timeout: Duration
+    /// How long reading every packet's flags for ``keyframeTimes(of:stream:)`` may take (it reads the whole file).
+    public var keyframeTimeout: Duration
+    /// The most key frames read from one stream (a day of video at one key frame a second fits).
+    public var maximumKeyframes: Int
+
+    /// Creates a probe.
+    public init(tools: FFmpegTools, timeout: Duration = .seconds(30), keyframeTimeout: Duration = .seconds(300),
+                maximumKeyframes: Int = 100_000) {
+        self.tools = tools
+        self.timeout = timeout
+        self.keyframeTimeout = keyframeTimeout
+        self.maximumKeyframes = maximumKeyframes
+    }
+
+    /// Probes a file's format and streams.
+    /// - Throws: ``ConversionError``: ``ConversionError/Code/probeFailed`` for a file ffprobe cannot read,
+    ///   ``ConversionError/Code/toolMissing``, ``ConversionError/Code/timedOut``.
+    public func probe(_ path: String) async throws(ConversionError) -> ProbedMedia {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw ConversionError(code: .probeFailed, message: "\(path): no such readable file")
+        }
+        let run = try start(
+            ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-show_error", "--", path],
+            output: .collect(limit: ProbedMedia.maximumReportBytes))
+        let exit = try await finish(run, what: "probing \(path)", timeout: timeout)
+        if run.outputOverflowed {
+            throw ConversionError(code: .tooLarge, message: "ffprobe's report on \(path) is larger than \(ProbedMedia.maximumReportBytes) bytes")
+        }
+        let output = run.collectedOutput
+        if !exit.succeeded, output.isEmpty {
+            throw ConversionError(code: .probeFailed, message: "ffprobe cannot read \(path): \(run.lastErrorLine.nonEmpty ?? exit.description)")
+        }
+        return try ProbedMedia(ffprobeJSON: output, path: path)
+    }
+
+    /// The presentation times (seconds from the file's start, ``ProbedMedia/startTime`` taken off) of the key
+    /// frames of a video stream, ascending.
+    ///
+    /// Reads every packet's flags (not the pictures): about a second per gigabyte read.
+    /// - Throws: ``ConversionError`` as ``probe(_:)``, or ``ConversionError/Code/tooLarge`` beyond
+    ///   ``maximumKeyframes``.
+    public func keyframeTimes(of media: ProbedMedia, stream: Int) async throws(ConversionError) -> [Double] {
+        guard let path = media.path else {
+            throw ConversionError(code: .invalidOptions, message: "the probed media has no file path")
+        }
+        let collector = KeyframeCollector(limit: maximumKeyframes, offset: media.startTime)
+        let run = try start(
+            ["-v", "error", "-select_streams", String(stream), "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
+             "--", path],
+            output: .lines { line in collector.add(line) })
+        let exit = try await finish(run, what: "reading the key frames of \(path)", timeout: keyframeTimeout)
+        let (times, overflowed) = collector.result
+        if overflowed {
+            throw ConversionError(code: .tooLarge, message: "\(path) has more than \(maximumKeyframes) key frames in stream \(stream)")
+        }
+        guard exit.succeeded else {
+            throw ConversionError(code: .probeFailed, message: "ffprobe cannot read the packets of \(path): \(run.lastErrorLine.nonEmpty ?? exit.description)")
+        }
+        return times
+    }
+
+    private func start(_ arguments: [String], output: ChildRun.OutputHandling) throws(ConversionError) -> ChildRun {
+        do {
+            return try ChildRun.start(tools.ffprobe, arguments, output: output)
+        } catch {
+            throw ConversionError(error, tool: "ffprobe")
+        }
+    }
+
+    private func finish(_ run: ChildRun, what: String, timeout: Duration) async throws(ConversionError) -> ChildExit {
+        let exit = await withTaskGroup(of: ChildExit?.self) { group in
+            group.addTask { await run.exit() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if let exit { return exit }
+        await run.stop()
+        throw ConversionError(code: .timedOut, message: "ffprobe took longer than \(timeout) \(what)")
+    }
+}
+
+/// Keeps the key frames of ffprobe's `pts_time,flags` lines (`12.005000,K__`), bounded.
+final class KeyframeCollector: Sendable {
+    private let limit: Int
+    private let offset: Double
+    private let state = Mutex<(times: [Double], overflowed: Bool)>(([], false))
+
+    init(limit: Int, offset: Double) {
+        self.limit = limit
+        self.offset = offset
+    }
+
+    func add(_ line: String) {
+        guard let time = Self.keyframeTime(line) else { return }
+        state.withLock { state in
+            guard state.times.count < limit else {
+                state.overflowed = true
+                return
+            }
+            state.times.append(max(0, time - offset))
+        }
+    }
+
+    var result: ([Double], Bool) {
+        state.withLock { state in (Self.ascending(state.times), state.overflowed) }
+    }
+
+    /// The time of a key frame line, `nil` for other lines.
+    static func keyframeTime(_ line: String) -> Double? {
+        let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+        guard fields.count >= 2, fields[1].hasPrefix("K"), fields[0].utf8.count <= 32,
+              let time = Double(fields[0]), time.isFinite, time > -1e6, time < 1e9 else { return nil }
+        return time
+    }
+
+    /// Sorted, without near-duplicates (packets of one frame split across fields).
+    static func ascending(_ times: [Double]) -> [Double] {
+        var result: [Double] = []
+        for time in times.sorted() where result.last.map({ time - $0 > 0.0005 }) ?? true { result.append(time) }
+        return result
+    }
+}
+
