@@ -399,6 +399,11 @@ public final class CastMediaChannel: CastChannelPlugin {
     func statusRequest(_ json: inout JSONValue, needsSession: Bool) async throws(CastMediaError) -> MediaStatus? {
         let (reply, message) = try await exchange(&json, needsSession: needsSession)
         guard let message else {
+            if reply.type == "MEDIA_STATUS", let text = reply.text {
+                let problem = JSONValue.parseFailure(of: text).map { "is not valid JSON: \($0)" }
+                    ?? "does not have a MEDIA_STATUS's shape (a status array of objects)"
+                throw CastMediaError(code: .unexpectedReply, message: "The MEDIA_STATUS reply \(problem)")
+            }
             throw CastMediaError(code: .unexpectedReply, message: "Expected MEDIA_STATUS, got \(reply.type ?? "no type")")
         }
         return message.first
