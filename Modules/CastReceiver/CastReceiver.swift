@@ -68,6 +68,9 @@ public actor CastReceiver {
     private var armedDeadline: Duration?
     private var listener: (any CastReceiverListener)?
     private var listenerEventsTask: Task<Void, Never>?
+    /// Connections the listener evicted before TLS since the last log line about it, and when that was.
+    private var evictedSinceLog = 0
+    private var lastEvictionLog: Duration?
     private var advertisedStatus: String?
     private var boundPort: Int?
     private var eurekaServers: [EurekaServer] = []
@@ -372,6 +375,16 @@ public actor CastReceiver {
             let before = engine.violations.count
             engine.record(.handshakeTimeout, error.message, socket: 0)
             logNewViolations(since: before)
+        case .handshakeFailed(let peer, let error) where error.code == .evicted:
+            // Under a flood of idle connections there can be thousands a second: one line a second at most.
+            evictedSinceLog += 1
+            let now = clock.now()
+            guard lastEvictionLog.map({ now - $0 >= .seconds(1) }) ?? true else { return }
+            logger.notice("sender dropped before TLS", metadata: [
+                "reason": "\(error.code)", "peer": "\(peer)", "evicted": "\(evictedSinceLog)",
+                "detail": "short of file descriptors: connections that had not finished their TLS handshake were closed to admit others"])
+            evictedSinceLog = 0
+            lastEvictionLog = now
         case .handshakeFailed(let peer, let error):
             logger.info("TLS handshake failed", metadata: ["reason": "\(error.code)", "peer": "\(peer)", "detail": "\(error.message)"])
         case .acceptFailed, .acceptPaused, .acceptResumed:
