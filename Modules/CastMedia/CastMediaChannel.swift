@@ -351,6 +351,7 @@ public final class CastMediaChannel: CastChannelPlugin {
             payload["mediaSessionId"] = .number(Double(sessionId))
         }
         try Self.checkSize(payload, context: context)
+        try Self.checkStatusRoom(payload, transportId: context.transportId)
         let reply: CastChannelMessage
         do {
             reply = try await context.request(payload, timeout: timeout)

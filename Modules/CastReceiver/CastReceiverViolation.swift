@@ -9,7 +9,7 @@ public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible
         private enum Base: String, Sendable, Hashable {
             case notConnected, unknownNamespace, malformedPayload, missingRequestId
             case invalidConnect, unexpectedMessage, invalidFrame, heartbeatTimeout, unsupportedAuthMessage
-            case refusedRequest, handshakeTimeout, notReading
+            case refusedRequest, handshakeTimeout, notReading, tooManyVirtualConnections
         }
         private let base: Base
         /// A non-transport message on a virtual connection that was never opened with CONNECT
@@ -41,6 +41,9 @@ public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible
         /// The sender stopped reading its replies: more than the unsent-bytes limit stayed queued for
         /// it past the limit's timeout; the socket was closed.
         public static let notReading = Kind(base: .notReading)
+        /// A CONNECT on a socket that already held the most virtual connections one socket may
+        /// (16); answered CLOSE. A socket that keeps trying is closed.
+        public static let tooManyVirtualConnections = Kind(base: .tooManyVirtualConnections)
         /// The kind's name.
         public var description: String { base.rawValue }
     }
