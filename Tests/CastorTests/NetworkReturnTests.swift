@@ -76,6 +76,38 @@ final class ScriptedNetworkMonitor: CastNetworkMonitor {
         await receiver.stop()
     }
 
+    /// A network comes up in stages (a carrier, then an address, a route, the device's address resolved):
+    /// the attempt the network's return starts may still fail. The next few follow within a second
+    /// instead of after the policy's back-off (60 s here).
+    @Test func anAttemptThatFailsJustAfterTheNetworkCameBackIsRetriedWithinASecond() async throws {
+        let clock = ManualClock()
+        let id = UUID()
+        let device = RediscoveryTests.device(id, at: "10.0.0.5", port: 8009)
+        let endpoint = try #require(device.preferredEndpoint)
+        let receiver = ConnectionLossTests.receiver(for: device, id: id)
+        let connector = EndpointConnector()
+        connector.register(receiver, at: endpoint)
+        let monitor = ScriptedNetworkMonitor()
+        let policy = CastReconnectPolicy(maxAttempts: 10, initialDelay: .seconds(60), maxDelay: .seconds(60), jitter: 0)
+        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), connector: connector, clock: clock,
+                        networkMonitor: monitor)
+        let log = EventLog(cast)
+        try await cast.startSession(with: device)
+        connector.register(nil, at: endpoint)
+        await connector.dropConnections()
+        try await waitUntil("the session waits 60 s") { log.reconnectDelays == [.seconds(60)] && monitor.watchers == 1 }
+        monitor.report(.linkUp(interface: "wlan0"))  // the link is up, the device not reachable yet
+        try await waitUntil("the next wait is a second") { log.reconnectDelays.count == 2 }
+        #expect(log.reconnectDelays == [.seconds(60), .seconds(1)])
+        connector.register(receiver, at: endpoint)
+        await clock.advance(by: .seconds(1))
+        try await waitUntil("rejoined") { log.rejoinCount == 1 || log.endReason != nil }
+        #expect(log.rejoinCount == 1)
+        #expect(connector.attempts.count == 3, "\(connector.attempts)")
+        await cast.endSession()
+        await receiver.stop()
+    }
+
     /// The kernel's messages, as the routing socket delivers them: the links a dump lists are the
     /// starting state; a link that goes from not running to running, and an added address, are changes;
     /// loopback and cut-short messages are ignored.

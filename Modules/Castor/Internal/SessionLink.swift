@@ -339,10 +339,11 @@ final class SessionLink: Sendable {
         }
         let timeLeft = policy.timeout.map { Self.countdown(on: clock, from: $0) }
         // While this loop runs, the network coming back (a link up, an address added) is a reason to
-        // try at once, as a fresh mDNS announcement is.
+        // try at once, as a fresh mDNS announcement is. The watch starts before any wait is announced.
         let watcher = networkMonitor.map { monitor in
-            Task { [weak self] in
-                for await change in monitor.changes() { self?.networkReturned(change) }
+            let changes = monitor.changes()
+            return Task { [weak self] in
+                for await change in changes { self?.networkReturned(change) }
             }
         }
         defer { watcher?.cancel() }
@@ -350,6 +351,9 @@ final class SessionLink: Sendable {
         var announcedRetries = 0
         var retryNow = false
         var lastRefused = false
+        // Attempts left that follow the last within a second: the network just came back, and a network
+        // comes up in stages (a carrier, an address, a route, the device's address resolved).
+        var settleRetries = 0
         var launchedSessionId: String?
         while attempt < policy.maxAttempts {
             attempt += 1
@@ -366,6 +370,10 @@ final class SessionLink: Sendable {
             if retryNow { delay = .zero }
             // The device refused the last attempt: its host is up and the receiver is restarting.
             if lastRefused { delay = min(delay, Self.restartRetryDelay) }
+            if settleRetries > 0 {
+                settleRetries -= 1
+                delay = min(delay, Self.restartRetryDelay)
+            }
             // Counted before anyone hears of the wait, so an announcement right after it is not missed.
             let discoveryChanges = state.withLock { $0.discoveryChanges }
             broadcaster.yield(.state(.reconnecting(attempt: attempt)))
@@ -379,6 +387,7 @@ final class SessionLink: Sendable {
                     case .announced: logger.info("Discovery announced \(device.friendlyName) again: attempt \(attempt) starts now")
                     case .networkReturned(let change):
                         logger.info("The network came back (\(change)): attempt \(attempt) to \(device.friendlyName) starts now")
+                        settleRetries = Self.networkSettleRetries
                     }
                 }
             }
@@ -397,6 +406,7 @@ final class SessionLink: Sendable {
                 // address: a connect there waits out its whole timeout), or was sent while the network
                 // was down (its SYN is lost and retried seconds later). Try again now.
                 let signal = state.withLock { $0.lastSignal }
+                if case .networkReturned = signal { settleRetries = Self.networkSettleRetries }
                 logger.info("\(signal.sentence(device.friendlyName)) during attempt \(attempt): trying again at once")
                 lastError = CastError(code: .connectionLost, message: "\(signal.sentence(device.friendlyName)) during an attempt")
                 announcedRetries += 1
@@ -522,6 +532,10 @@ final class SessionLink: Sendable {
     /// means its host is up and the receiver restarting: it is back within seconds, and a refused
     /// connect costs nothing). Without it, the back-off could sleep seconds past the restart.
     static let restartRetryDelay = Duration.seconds(1)
+
+    /// How many attempts after the network came back follow the one before within
+    /// ``restartRetryDelay``, whatever the back-off: the first may fail while the network is still coming up.
+    static let networkSettleRetries = 5
 
     /// Attempts abandoned for a fresh announcement that do not count against the policy's attempts;
     /// past this many, each one counts (a device announcing itself over and over cannot keep the

@@ -9,10 +9,12 @@ import Musl
 /// A ``CastNetworkMonitor`` on Linux's routing socket (rtnetlink): a link that comes up with a carrier,
 /// and addresses that are added, as the kernel announces them.
 ///
-/// Each stream opens its own `NETLINK_ROUTE` socket, subscribed to link and address changes, learns
-/// which links run now (one dump), and reports a link only when it goes from not running to running;
-/// it reads on a thread of its own and closes the socket when the stream ends. Messages are taken only
-/// from the kernel. Where the socket cannot be opened (not Linux, a sandbox) the stream just finishes.
+/// Each stream opens its own `NETLINK_ROUTE` socket, subscribed to link and address changes, and
+/// learns which links run now (one dump) before ``changes()`` returns, so a change that comes after the
+/// call is never taken for the starting state; then it reports a link only when it goes from not
+/// running to running, reading on a thread of its own, and closes the socket when the stream ends.
+/// Messages are taken only from the kernel. Where the socket cannot be opened (not Linux, a sandbox)
+/// the stream just finishes.
 public struct NetlinkNetworkMonitor: CastNetworkMonitor {
     /// Creates a monitor; nothing is opened until ``changes()`` is called.
     public init() {}
@@ -47,6 +49,8 @@ private final class NetlinkReader: Sendable {
     /// Whether the stream ended (stop asked), and whether the descriptors are closed (the reading
     /// thread ended): the pipe is written and closed under this lock, never one after the other's close.
     private let state = Mutex((stopping: false, closed: false))
+    /// The links as the starting dump listed them (and what came with it).
+    private let starting = Mutex(NetlinkRoute.LinkStates())
 
     private init(socket: Int32, wake: Int32, wakeWriter: Int32) {
         self.socket = socket
@@ -69,7 +73,61 @@ private final class NetlinkReader: Sendable {
             for end in pipeEnds where end >= 0 { close(end) }
             return nil
         }
-        return NetlinkReader(socket: fd, wake: pipeEnds[0], wakeWriter: pipeEnds[1])
+        let reader = NetlinkReader(socket: fd, wake: pipeEnds[0], wakeWriter: pipeEnds[1])
+        guard reader.dumpLinks() else {
+            reader.closeDescriptors()
+            return nil
+        }
+        return reader
+    }
+
+    /// Asks for the links and reads until the dump ends (at most a second): the starting state.
+    private func dumpLinks() -> Bool {
+        let request = NetlinkRoute.linkDumpRequest(sequence: 1)
+        guard request.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == request.count else { return false }
+        var links = NetlinkRoute.LinkStates()
+        var buffer = [UInt8](repeating: 0, count: 32 * 1024)
+        let deadline = ContinuousClock.now + .seconds(1)
+        while !links.dumped {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero, let count = receive(into: &buffer, waitMilliseconds: Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            else { return false }
+            _ = buffer.withUnsafeBytes { NetlinkRoute.changes(in: UnsafeRawBufferPointer(rebasing: $0[..<count]), states: &links) }
+        }
+        starting.withLock { $0 = links }
+        return true
+    }
+
+    /// One datagram from the kernel, waiting at most `waitMilliseconds` (-1: until one comes or ``stop()``);
+    /// 0 bytes for a datagram to skip (not the kernel's); `nil` when the wait ended or the socket failed.
+    private func receive(into buffer: inout [UInt8], waitMilliseconds: Int32) -> Int? {
+        while true {
+            var polls = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&polls, 2, waitMilliseconds)
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0, polls[1].revents == 0 else { return nil }
+            var from = NetlinkRoute.Address(groups: 0)
+            var length = socklen_t(MemoryLayout<NetlinkRoute.Address>.size)
+            let count = buffer.withUnsafeMutableBytes { bytes in
+                withUnsafeMutablePointer(to: &from) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(socket, bytes.baseAddress, bytes.count, 0, $0, &length) }
+                }
+            }
+            if count < 0, errno == EINTR || errno == EAGAIN || errno == ENOBUFS { continue }
+            guard count > 0 else { return nil }
+            // Only the kernel (port id 0) speaks for the network.
+            return from.pid == 0 ? count : 0
+        }
+    }
+
+    private func closeDescriptors() {
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.closed = true
+            close(socket)
+            close(wake)
+            close(wakeWriter)
+        }
     }
 
     func stop() {
@@ -81,36 +139,12 @@ private final class NetlinkReader: Sendable {
         }
     }
 
-    /// Dumps the links, then reports changes until ``stop()``; closes both descriptors at the end.
+    /// Reports changes from the starting dump on, until ``stop()``; closes the descriptors at the end.
     func run(_ report: (CastNetworkChange) -> Void) {
-        defer {
-            state.withLock { state in
-                state.closed = true
-                close(socket)
-                close(wake)
-                close(wakeWriter)
-            }
-        }
-        var links = NetlinkRoute.LinkStates()
-        let request = NetlinkRoute.linkDumpRequest(sequence: 1)
-        guard request.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == request.count else { return }
+        defer { closeDescriptors() }
+        var links = starting.withLock { $0 }
         var buffer = [UInt8](repeating: 0, count: 32 * 1024)
-        while !state.withLock({ $0.stopping }) {
-            var polls = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&polls, 2, -1)
-            if ready < 0, errno == EINTR { continue }
-            guard ready > 0, polls[1].revents == 0 else { return }
-            var from = NetlinkRoute.Address(groups: 0)
-            var length = socklen_t(MemoryLayout<NetlinkRoute.Address>.size)
-            let count = buffer.withUnsafeMutableBytes { bytes in
-                withUnsafeMutablePointer(to: &from) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(socket, bytes.baseAddress, bytes.count, 0, $0, &length) }
-                }
-            }
-            if count < 0, errno == EINTR || errno == EAGAIN || errno == ENOBUFS { continue }
-            guard count > 0 else { return }
-            // Only the kernel (port id 0) speaks for the network.
-            guard from.pid == 0 else { continue }
+        while !state.withLock({ $0.stopping }), let count = receive(into: &buffer, waitMilliseconds: -1) {
             for change in buffer.withUnsafeBytes({ NetlinkRoute.changes(in: UnsafeRawBufferPointer(rebasing: $0[..<count]), states: &links) }) {
                 report(change)
             }
