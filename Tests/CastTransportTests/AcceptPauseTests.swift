@@ -168,7 +168,7 @@ struct AcceptPauseTests {
         let pending = PendingHandshakes(now: { time.now })
         let evicted = Mutex<[String]>([])
         for name in ["a", "b"] {
-            pending.admitted(host: "10.0.0.1") { evicted.withLock { $0.append(name) } }
+            pending.ready(pending.admitted(host: "10.0.0.1") { evicted.withLock { $0.append(name) } })
         }
         time.advance(by: PendingHandshakes.grace)
         let harness = try Harness(free: 16, pending: pending)
@@ -193,24 +193,34 @@ struct AcceptPauseTests {
     }
 
     /// A sender's ClientHello follows its TCP handshake at once, but is read only once its connection is
-    /// set up: a connection accepted less than the grace ago is not closed; the accept waits for the
-    /// grace to pass instead (not the second of a pause).
-    @Test("a connection just accepted is not evicted: the accept waits out its grace")
+    /// set up: a connection its loop has not had a turn to read, or accepted less than the grace ago, is
+    /// not closed; the accept waits for it instead (not the second of a pause).
+    @Test("a connection not read yet, or just accepted, is not evicted: the accept waits for it")
     func graceBeforeEviction() throws {
         let time = Now()
         let pending = PendingHandshakes(now: { time.now })
         let evicted = Mutex<[String]>([])
-        pending.admitted(host: "10.0.0.1") { evicted.withLock { $0.append("young") } }
+        let token = pending.admitted(host: "10.0.0.1") { evicted.withLock { $0.append("young") } }
         let harness = try Harness(free: 16, pending: pending)
-        time.advance(by: .milliseconds(40))
+        time.advance(by: .seconds(1))
         harness.channel.read()
-        #expect(harness.reads.count == 0, "held back")
+        #expect(harness.reads.count == 0, "not read yet: held back")
         #expect(evicted.withLock { $0 }.isEmpty)
         #expect(harness.eventLines.isEmpty, "not a pause")
-        time.advance(by: .milliseconds(60))
-        harness.channel.embeddedEventLoop.advanceTime(by: .milliseconds(60))
-        #expect(evicted.withLock { $0 } == ["young"], "past its grace, evicted")
+        harness.channel.embeddedEventLoop.advanceTime(by: .milliseconds(2))
+        #expect(harness.reads.count == 0, "asked again, still not read")
+        pending.ready(token)
+        harness.channel.embeddedEventLoop.advanceTime(by: .milliseconds(2))
+        #expect(evicted.withLock { $0 } == ["young"], "read, past its grace: evicted")
         #expect(harness.reads.count == 1, "and the held accept goes through")
+
+        let fresh = pending.admitted(host: "10.0.0.1") { evicted.withLock { $0.append("fresh") } }
+        pending.ready(fresh)
+        pending.evictionClosed()
+        time.advance(by: .milliseconds(5))
+        #expect(pending.evictOne() == .wait(PendingHandshakes.grace - .milliseconds(5)), "within its grace")
+        time.advance(by: PendingHandshakes.grace)
+        #expect(pending.evictOne() == .evicted)
     }
 
     @Test("eviction order: idle before heard from, the busiest address first, then the oldest; finished handshakes are never candidates")
@@ -221,6 +231,7 @@ struct AcceptPauseTests {
         pending.heard(sender)  // its ClientHello came
         let lone = pending.admitted(host: "10.0.0.2") {}
         let flood = (0..<3).map { _ in pending.admitted(host: "10.0.0.1") {} }
+        for token in [sender, lone] + flood { pending.ready(token) }
         #expect(pending.candidate == nil, "all within their grace")
         #expect(pending.evictOne() == .wait(PendingHandshakes.grace))
         time.advance(by: PendingHandshakes.grace)

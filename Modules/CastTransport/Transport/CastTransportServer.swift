@@ -44,7 +44,7 @@ public final class CastTransportServer: Sendable {
         /// process's soft `RLIMIT_NOFILE` (Linux: `/proc/self/fd`); when no more than this many are,
         /// it makes room first: it closes one accepted connection that has not finished its TLS handshake
         /// (an idle one before one that spoke, one of the peer address holding the most before another,
-        /// the oldest before a newer: ``CastTransportError/Code/evicted``), so that idle connections
+        /// the oldest before a newer; none the server has not read yet: ``CastTransportError/Code/evicted``), so that idle connections
         /// held open cannot keep a sender out. A connection that finished its handshake is never closed
         /// for room. With none to close, it stops accepting (``Event/acceptPaused(freeDescriptors:reserve:backoff:)``). While it
         /// accepts it also holds this many more descriptors open (on `/dev/null`), and gives them
@@ -236,6 +236,9 @@ public final class CastTransportServer: Sendable {
         let token = pending.token(for: channelID)
             ?? pending.admitted(host: child.remoteAddress?.ipAddress ?? peer, channel: channelID) { Self.evict(child, pending: pending) }
         child.closeFuture.whenComplete { _ in pending.closed(channelID) }
+        // A candidate for eviction only once its loop has had a turn to read it (the setup runs first, the
+        // first read in the loop's next turn): a ClientHello that came with the TCP handshake is seen first.
+        child.eventLoop.execute { child.eventLoop.execute { pending.ready(token) } }
         let gate = ReadGateHandler(
             core: core,
             unsentLimit: .init(

@@ -5,9 +5,11 @@ import Synchronization
 /// connections that never speak.
 ///
 /// A connection that finished its handshake is never in here, so it is never closed to make room.
-/// Nor is one accepted less than ``grace`` ago: a sender's ClientHello follows its TCP handshake at
-/// once, but the server reads it only after setting the connection up, and a flood of accepts must not
-/// close a sender in between. Among the others, the one closed first is chosen in this order:
+/// Nor is one the server has not read yet: a sender's ClientHello follows its TCP handshake at once, but
+/// the server reads it only after setting the connection up, and a flood of accepts must not close a
+/// sender in between. A connection becomes a candidate once its event loop has had a turn to read it
+/// (``ready(_:)``) and ``grace`` has passed since it was accepted. Among the candidates, the one closed
+/// first is chosen in this order:
 /// 1. one that has sent nothing yet (an idle TCP connection) before one that has (a sender in the
 ///    middle of its handshake: its ClientHello came);
 /// 2. then one from the peer address holding the most pending connections (a host that opens many
@@ -27,6 +29,8 @@ package final class PendingHandshakes: Sendable {
         package var host: String
         /// Whether any bytes came from it.
         package var heardFrom: Bool
+        /// Whether its event loop has had a turn to read it since it was set up.
+        package var ready = false
     }
 
     private struct State {
@@ -45,9 +49,11 @@ package final class PendingHandshakes: Sendable {
     /// The time on the server's clock.
     private let now: @Sendable () -> Duration
 
-    /// How long a newly accepted connection is safe from eviction: time for the server to set it up
-    /// and read the ClientHello that follows its TCP handshake.
-    package static let grace = Duration.milliseconds(100)
+    /// How long a newly accepted connection is safe from eviction at least (besides being ``ready(_:)``).
+    package static let grace = Duration.milliseconds(50)
+
+    /// How long to wait before asking again when no pending connection is ready yet.
+    package static let readyCheck = Duration.milliseconds(2)
 
     /// - Parameter now: the time on the server's clock (elapsed time; a test's manual clock).
     package init(now: @escaping @Sendable () -> Duration) {
@@ -58,7 +64,7 @@ package final class PendingHandshakes: Sendable {
     package enum Eviction: Sendable, Equatable {
         /// A connection is being closed.
         case evicted
-        /// Every pending connection was accepted less than ``grace`` ago: ask again after `delay`.
+        /// No pending connection is a candidate yet (within its grace, or not read yet): ask again after `delay`.
         case wait(Duration)
         /// No connection is pending.
         case none
@@ -101,6 +107,11 @@ package final class PendingHandshakes: Sendable {
         state.withLock { $0.entries[token]?.entry.heardFrom = true }
     }
 
+    /// The connection's event loop has had a turn to read what it sent with its TCP handshake.
+    package func ready(_ token: UInt64) {
+        state.withLock { $0.entries[token]?.entry.ready = true }
+    }
+
     /// The connection's handshake settled (finished or failed): it is no longer a candidate, and
     /// whether it was evicted is forgotten (ask ``wasEvicted(_:)`` before).
     package func left(_ token: UInt64) {
@@ -136,7 +147,9 @@ package final class PendingHandshakes: Sendable {
         let now = now()
         let (evict, outcome) = state.withLock { state -> ((@Sendable () -> Void)?, Eviction) in
             let (chosen, youngest) = Self.choose(in: state, now: now)
-            guard let chosen else { return (nil, youngest.map { .wait(max(.zero, $0 + Self.grace - now)) } ?? .none) }
+            guard let chosen else {
+                return (nil, youngest.map { .wait(max(Self.readyCheck, $0 + Self.grace - now)) } ?? .none)
+            }
             let evict = state.entries[chosen.sequence]?.evict
             Self.remove(chosen.sequence, from: &state)
             state.evictedTokens.insert(chosen.sequence)
@@ -148,15 +161,15 @@ package final class PendingHandshakes: Sendable {
         return outcome
     }
 
-    /// The entry to evict at `now` (the order of the type's documentation, among those past their
-    /// grace), and, when none is past it, when the earliest of the others was accepted.
+    /// The entry to evict at `now` (the order of the type's documentation, among the candidates), and,
+    /// when there is none, when the earliest of the others was accepted.
     private static func choose(in state: State, now: Duration) -> (entry: Entry?, earliestYoung: Duration?) {
         // A linear scan: only under descriptor pressure, over at most as many entries as descriptors.
         var best: Entry?
         var bestKey: (Int, Int, UInt64) = (0, 0, 0)
         var earliestYoung: Duration?
         for (entry, _) in state.entries.values {
-            guard now - entry.accepted >= grace else {
+            guard entry.ready, now - entry.accepted >= grace else {
                 earliestYoung = min(earliestYoung ?? entry.accepted, entry.accepted)
                 continue
             }
