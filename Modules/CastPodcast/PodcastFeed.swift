@@ -128,7 +128,7 @@ extension PodcastFeed {
 
     /// Parses an RSS feed. Items without a usable enclosure are skipped (they cannot be cast).
     ///
-    /// The XML limits (``CastXMLParseOptions``: size, depth, attributes per element, elements, text
+    /// The XML limits (`CastXMLParseOptions`: size, depth, attributes per element, elements, text
     /// length and a time limit on `clock`) are enforced while the feed is read: a hostile feed fails
     /// with ``PodcastFeedError/Code/invalidXML`` and the limit it passed in ``PodcastFeedError/xmlError``.
     /// - Throws: ``PodcastFeedError``.
