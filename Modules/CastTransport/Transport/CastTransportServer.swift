@@ -433,9 +433,12 @@ package final class AcceptPauseHandler: ChannelDuplexHandler {
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if let pending {
             let child = unwrapInboundIn(data)
-            pending.admitted(host: child.remoteAddress?.ipAddress ?? "unknown", channel: ObjectIdentifier(child)) {
+            let channelID = ObjectIdentifier(child)
+            pending.admitted(host: child.remoteAddress?.ipAddress ?? "unknown", channel: channelID) {
                 CastTransportServer.evict(child, pending: pending)
             }
+            // Also when the connection never gets set up (its registration failed): it leaves the registry.
+            child.closeFuture.whenComplete { _ in pending.closed(channelID) }
         }
         context.fireChannelRead(data)
     }

@@ -175,7 +175,7 @@ enum NetlinkRoute {
 
     /// `struct sockaddr_nl`.
     struct Address {
-        var family = sa_family_t(AF_NETLINK)
+        var family = sa_family_t(16)  // AF_NETLINK (Linux)
         var pad: UInt16 = 0
         var pid: UInt32 = 0
         var groups: UInt32
