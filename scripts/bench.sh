@@ -8,8 +8,9 @@
 # Knobs (environment): BENCH_ROUNDS (alternations, default 5), BENCH_CONNECT_RUNS (connects per
 # contender per round, 20), BENCH_SEEK_ROUNDS (5), BENCH_SEEKS (SEEKs per contender per round, 1000),
 # BENCH_DEVICES (1000), BENCH_DECODE_ROUNDS (3), BENCH_THROUGHPUT_DEVICES (100), BENCH_THROUGHPUT_SECONDS (5),
-# BENCH_THROUGHPUT_ROUNDS (2), CASTOR_PYTHON (the venv's python), BENCH_CONVERT_ROUNDS (3; 0 skips section 7),
-# BENCH_CONVERT_SECONDS (60, the length of its clips).
+# BENCH_THROUGHPUT_ROUNDS (2), BENCH_ADMISSION_ROUNDS (3), BENCH_ADMISSION_RUNS (connects per round, 10),
+# CASTOR_PYTHON (the venv's python), BENCH_CONVERT_ROUNDS (3; 0 skips section 7), BENCH_CONVERT_SECONDS (60, the
+# length of its clips).
 #
 # 7. casting local files: castctl cast (release build) against VLC 3's chromecast output, in a private network
 # namespace (root; VLC as an unprivileged user), to cast-receiver --profile chromecast-3 --fetch-media: time to
@@ -46,6 +47,8 @@ DECODE_ROUNDS=${BENCH_DECODE_ROUNDS:-3}
 THROUGHPUT_DEVICES=${BENCH_THROUGHPUT_DEVICES:-100}
 THROUGHPUT_SECONDS=${BENCH_THROUGHPUT_SECONDS:-5}
 THROUGHPUT_ROUNDS=${BENCH_THROUGHPUT_ROUNDS:-2}
+ADMISSION_ROUNDS=${BENCH_ADMISSION_ROUNDS:-3}
+ADMISSION_RUNS=${BENCH_ADMISSION_RUNS:-10}
 FIXTURE=Tests/Benchmarks/media_status.json
 PYBENCH=Tests/Benchmarks/pychromecast_bench.py
 
@@ -135,6 +138,17 @@ TLS12=$OPENSSL_PORT
 for round in $(seq 1 "$ROUNDS"); do
     record ours_openssl_tls13 "$round" "$BIN" connect --port "$TLS13" --runs "$CONNECT_RUNS" --auth off
     record ours_openssl_tls12 "$round" "$BIN" connect --port "$TLS12" --runs "$CONNECT_RUNS" --auth off
+done
+# The same against OpenSSL on the socket itself (--plain-socket): every record its own send, so the TLS 1.3
+# tickets after the handshake arrive as separate segments, and Nagle's algorithm stays on, as on a device's
+# own stack. With auth report, as castctl connects: a reply waited 40 ms for our delayed ACK of a ticket.
+openssl_device --max-version 1.3 --tickets 2 --plain-socket
+PLAIN13=$OPENSSL_PORT
+openssl_device --max-version 1.2 --plain-socket
+PLAIN12=$OPENSSL_PORT
+for round in $(seq 1 "$ROUNDS"); do
+    record ours_openssl_plain_tls13 "$round" "$BIN" connect --port "$PLAIN13" --runs "$CONNECT_RUNS" --auth report
+    record ours_openssl_plain_tls12 "$round" "$BIN" connect --port "$PLAIN12" --runs "$CONNECT_RUNS" --auth report
 done
 
 echo "== 2. SEEK -> MEDIA_STATUS: $SEEK_ROUNDS rounds x $SEEKS each" >&2
@@ -258,6 +272,26 @@ if (( CONVERT_ROUNDS > 0 )); then
             done
         rm -rf "$convert_work"
     fi
+fi
+
+# A real sender among idle TCP connections that hold the receiver's descriptors (each one it closes is
+# replaced at once): the receivers' process under `prlimit`, 100 idlers at 64 descriptors and 1 000 at
+# 1 024 (the usual default soft limit); connect -> RECEIVER_STATUS with auth report, as castctl status.
+echo "== 9. a sender among idle connections: 100 under 64 descriptors, 1 000 under 1 024: $ADMISSION_ROUNDS rounds x $ADMISSION_RUNS" >&2
+admission() {  # admission LABEL LIMIT IDLERS
+    local label=$1 limit=$2 idlers=$3 apid aport round
+    serve --count 1 --latency-ms 0
+    apid=$(field "$READY" pid)
+    aport=$(field "$READY" ports)
+    prlimit --pid "$apid" --nofile="$limit:$limit"
+    for round in $(seq 1 "$ADMISSION_ROUNDS"); do
+        record "$label" "$round" "$BIN" admission --port "$aport" --idlers "$idlers" --runs "$ADMISSION_RUNS" --auth report
+    done
+    kill "$apid" 2>/dev/null || true
+}
+if command -v prlimit >/dev/null; then
+    admission admission_100_at_64 64 100
+    admission admission_1000_at_1024 1024 1000
 fi
 
 "$PYTHON" Tests/Benchmarks/report.py "$RAW" bench/results.json \

@@ -5,50 +5,46 @@ extension CastConnection {
     /// Sends the device-authentication challenge as the first message and checks the answer,
     /// following ``CastConnectionConfiguration/deviceAuthPolicy``.
     ///
-    /// The wait is the smaller of ``CastConnectionConfiguration/deviceAuthTimeout`` and what is
-    /// left until `deadline` (the budget of ``start()``).
+    /// The exchange is an input of the connection's state machine: it ends with the answer, with its
+    /// deadline (the smaller of ``CastConnectionConfiguration/deviceAuthTimeout`` and what is left
+    /// until `deadline`, the budget of ``start()``), or with the connection, whichever comes first. A
+    /// device that answers the challenge with an oversized frame, bytes that are no CastMessage, a
+    /// close or a reset fails ``start()`` at once with that cause, as the same loss does after
+    /// authentication.
     /// - Throws: ``CastChannelError`` `.notGenuine` when the policy requires a genuine device and
-    ///   the check failed, `.timeout` when the budget ran out waiting for the answer; the
+    ///   the check failed, `.timeout` when the budget ran out waiting for the answer,
+    ///   `.connectionLost` (with the transport's error) when the connection ended first; the
     ///   connection is closed by the caller then.
     func authenticateDevice(until deadline: Duration) async throws(CastChannelError) {
         let policy = configuration.deviceAuthPolicy
         guard policy.mode != .off, let peerCertificateDER else { return }
         let authenticator = CastDeviceAuthenticator(trustStore: configuration.deviceAuthTrustStore, policy: policy)
         let challenge = authenticator.makeChallenge()
-        let reply = ReplyPromise<CastMessage>()
-        state.withLock { $0.machine.awaitDeviceAuth(reply) }
+        let reply = ReplyPromise<Machine.DeviceAuthEnd>()
         var message = challenge.message
         message.sourceId = configuration.senderId
-        try send(message)
-        let timer = self.timer
+        let size = message.encodedSize
+        guard size <= CastFrame.maxBodySize else {
+            // A sender id so long that the challenge cannot be framed: nothing was sent.
+            let error = CastTransportError(
+                code: .messageTooLarge, message: "Message of \(size) bytes exceeds the \(CastFrame.maxBodySize)-byte frame limit")
+            throw CastChannelError(code: .messageTooLarge, message: error.message, transportError: error)
+        }
         let ownLimit = timer.elapsed() + configuration.deviceAuthTimeout
-        let budgetCutsIn = deadline <= ownLimit
-        let due = min(ownLimit, deadline)
-        let waiter = Task {
-            do { try await timer.sleepUntil(due) } catch { return }
-            reply.fulfil(.failure(CastChannelError(code: .timeout, message: "No answer to the device-authentication challenge")))
-        }
+        let isStartBudget = deadline <= ownLimit
+        perform(machine {
+            $0.startDeviceAuth(
+                challenge: message, waiter: reply, deadline: min(ownLimit, deadline), isStartBudget: isStartBudget,
+                budget: configuration.requestTimeout)
+        })
         let answer: CastMessage?
-        do {
-            answer = try await reply.value()
-        } catch where error.code == .timeout {
-            waiter.cancel()
-            state.withLock { $0.machine.deviceAuthWaitEnded() }
-            if budgetCutsIn {
-                // Nothing is left for GET_STATUS either: the device is not answering in time.
-                throw CastChannelError(
-                    code: .timeout,
-                    message: "\(transport.peerDescription) did not answer the device-authentication challenge before the "
-                        + "connection's request timeout (\(configuration.requestTimeout.castDescription), which covers "
-                        + "device authentication and the first GET_STATUS) ran out")
-            }
-            answer = nil
+        switch try await reply.value() {
+        case .answered(let message): answer = message
+        case .unanswered: answer = nil
+        case .failed(let error): throw error
         }
-        waiter.cancel()
-        state.withLock { $0.machine.deviceAuthWaitEnded() }
         let status = authenticator.evaluate(reply: answer, to: challenge, peerCertificateDER: peerCertificateDER, now: Date())
-        state.withLock { $0.machine.deviceAuthStatus = status }
-        eventBroadcaster.yield(.deviceAuthenticated(status))
+        perform(machine { $0.deviceAuthChecked(status) })
         switch status {
         case .verified(let result): logger.debug("Device is genuine: \(result.deviceCommonName)")
         // Debug, not info: under the default `.report` policy most receivers that are not Google's own

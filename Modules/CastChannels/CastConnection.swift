@@ -56,7 +56,7 @@ public final class CastConnection: Sendable {
         typealias Reply = ReplyPromise<CastChannelMessage>
         typealias Plugin = PluginHandle
         typealias ConnectWaiter = ReplyPromise<CastChannelContext>
-        typealias AuthWaiter = ReplyPromise<CastMessage>
+        typealias AuthWaiter = ReplyPromise<ConnectionStateMachine<MachineTypes>.DeviceAuthEnd>
     }
     typealias Machine = ConnectionStateMachine<MachineTypes>
 
@@ -276,8 +276,8 @@ public final class CastConnection: Sendable {
             case .resumeConnectWaiters(let handle, let waiters, let result):
                 let outcome = result.map { context(handle, $0) }
                 for waiter in waiters { waiter.fulfil(outcome) }
-            case .answerDeviceAuth(let waiter, let message):
-                waiter.fulfil(.success(message))
+            case .deviceAuthEnded(let waiter, let end):
+                waiter.fulfil(.success(end))
             case .publish(let event):
                 eventBroadcaster.yield(event)
             case .publishMessage(let message):

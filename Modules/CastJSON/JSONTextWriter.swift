@@ -65,6 +65,12 @@ package struct JSONTextWriter: ~Copyable {
         JSONValue.write(number: value, into: &output)
     }
 
+    /// Writes an integer with all its digits: exact over the whole range of `Int` (a `Double`, which
+    /// ``number(_:)`` writes, is exact only up to 2^53). Within ±2^53 the same text as ``number(_:)``.
+    package mutating func integer(_ value: Int) {
+        output.appendInteger(value)
+    }
+
     /// Writes a string, escaped as ``JSONValue/serialized()`` does.
     package mutating func string(_ value: String) {
         JSONValue.write(string: value, into: &output)

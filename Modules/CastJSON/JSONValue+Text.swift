@@ -41,6 +41,18 @@ extension JSONValue {
         self = try JSONParser.parse(text.utf8)
     }
 
+    /// Why `text` is not JSON, in words (``JSONError/message``: what was found and at which byte, such
+    /// as nesting deeper than the parser's limit); `nil` when it is JSON. For error messages of callers
+    /// that read a payload without keeping the parser's error.
+    package static func parseFailure(of text: String) -> String? {
+        do {
+            _ = try JSONValue(parsing: text)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     /// Parses JSON bytes (UTF-8).
     /// - Throws: ``JSONError`` with code ``JSONError/Code/malformed`` when the bytes are not JSON.
     public init(parsing data: Data) throws(JSONError) {

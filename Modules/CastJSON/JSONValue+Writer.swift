@@ -53,6 +53,41 @@ extension JSONValue {
         output.append(UInt8(ascii: "}"))
     }
 
+    /// The text of this object (``serialized()``) with its member `key` written as the integer
+    /// `value` with all its digits, whatever number the tree holds there (a `Double`, exact only up to
+    /// 2^53); ``serialized()`` itself for anything that is not an object.
+    ///
+    /// For replies that must carry a 64-bit integer exactly, such as a request's `requestId` echoed back.
+    package func serialized(settingInteger key: String, to value: Int) -> String {
+        guard case .object(let members) = self else { return serialized() }
+        var output = JSONOutput(capacity: 256)
+        output.append(UInt8(ascii: "{"))
+        var first = true
+        var pending = true
+        func writeInteger(_ name: String) {
+            if !first { output.append(UInt8(ascii: ",")) }
+            first = false
+            Self.write(string: name, into: &output)
+            output.append(UInt8(ascii: ":"))
+            output.appendInteger(value)
+        }
+        Self.forEachSorted(members) { name, member in
+            if name == key {
+                writeInteger(name)
+                pending = false
+                return
+            }
+            if pending, key < name {
+                writeInteger(key)
+                pending = false
+            }
+            Self.write(member: name, member, first: &first, into: &output)
+        }
+        if pending { writeInteger(key) }
+        output.append(UInt8(ascii: "}"))
+        return output.string
+    }
+
     /// The most members ``forEachSorted(_:_:)`` orders in place; larger objects are sorted as an array.
     static var smallObjectLimit: Int { 16 }
 

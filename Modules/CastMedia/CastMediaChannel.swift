@@ -351,6 +351,7 @@ public final class CastMediaChannel: CastChannelPlugin {
             payload["mediaSessionId"] = .number(Double(sessionId))
         }
         try Self.checkSize(payload, context: context)
+        try Self.checkStatusRoom(payload, transportId: context.transportId)
         let reply: CastChannelMessage
         do {
             reply = try await context.request(payload, timeout: timeout)
@@ -399,6 +400,11 @@ public final class CastMediaChannel: CastChannelPlugin {
     func statusRequest(_ json: inout JSONValue, needsSession: Bool) async throws(CastMediaError) -> MediaStatus? {
         let (reply, message) = try await exchange(&json, needsSession: needsSession)
         guard let message else {
+            if reply.type == "MEDIA_STATUS", let text = reply.text {
+                let problem = JSONValue.parseFailure(of: text).map { "is not valid JSON: \($0)" }
+                    ?? "does not have a MEDIA_STATUS's shape (a status array of objects)"
+                throw CastMediaError(code: .unexpectedReply, message: "The MEDIA_STATUS reply \(problem)")
+            }
             throw CastMediaError(code: .unexpectedReply, message: "Expected MEDIA_STATUS, got \(reply.type ?? "no type")")
         }
         return message.first

@@ -14,7 +14,7 @@ public struct CastMediaError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: Sendable, Hashable {
             case invalidPlayerState, loadFailed, loadCancelled, invalidRequest, receiverError, timeout, connectionLost,
-                noMediaSession, messageTooLarge, unexpectedReply, notConnected, cancelled
+                noMediaSession, messageTooLarge, statusTooLarge, unexpectedReply, notConnected, cancelled
         }
         private let base: Base
         private init(base: Base) { self.base = base }
@@ -36,6 +36,10 @@ public struct CastMediaError: Error, Sendable, CustomStringConvertible {
         public static let noMediaSession = Code(base: .noMediaSession)
         /// The request would exceed the 64 KiB message limit; nothing was sent.
         public static let messageTooLarge = Code(base: .messageTooLarge)
+        /// The request fits the 64 KiB limit, but the MEDIA_STATUS answering it could not: it would carry
+        /// the media twice (as `media` and in the queue item) and the custom data, over 64 KiB. Nothing
+        /// was sent; ``CastMediaError/messageSize`` is the status's estimated size.
+        public static let statusTooLarge = Code(base: .statusTooLarge)
         /// The reply could not be understood.
         public static let unexpectedReply = Code(base: .unexpectedReply)
         /// The media channel is not connected to a receiver app.
@@ -71,7 +75,7 @@ public struct CastMediaError: Error, Sendable, CustomStringConvertible {
     public var itemId: Int?
     /// The receiver's custom data, when given.
     public var customData: CastCustomData?
-    /// The size of the refused message, for ``Code/messageTooLarge``.
+    /// The size of the refused message, for ``Code/messageTooLarge`` (for ``Code/statusTooLarge``, of the status).
     public var messageSize: Int?
     /// The underlying error, if any.
     public var cause: (any Error)?

@@ -127,11 +127,17 @@ extension PodcastFeed {
     public static let itunesNamespace = "http://www.itunes.com/dtds/podcast-1.0.dtd"
 
     /// Parses an RSS feed. Items without a usable enclosure are skipped (they cannot be cast).
+    ///
+    /// The XML limits (`CastXMLParseOptions`: size, depth, attributes per element, elements, text
+    /// length and a time limit on `clock`) are enforced while the feed is read: a hostile feed fails
+    /// with ``PodcastFeedError/Code/invalidXML`` and the limit it passed in ``PodcastFeedError/xmlError``.
     /// - Throws: ``PodcastFeedError``.
-    public init(parsing data: Data, options: CastXMLParseOptions = .default) throws(PodcastFeedError) {
+    public init(
+        parsing data: Data, options: CastXMLParseOptions = .default, clock: some Clock<Duration> = ContinuousClock()
+    ) throws(PodcastFeedError) {
         let document: CastXMLDocument
         do {
-            document = try CastXMLDocument(parsing: data, options: options)
+            document = try CastXMLDocument(parsing: data, options: options, clock: clock)
         } catch {
             throw PodcastFeedError(code: .invalidXML, message: "The feed is not acceptable XML: \(error)", xmlError: error)
         }
@@ -174,6 +180,15 @@ extension PodcastFeed {
                 season: itunesText(item, "season").flatMap { Int($0) },
                 episodeNumber: itunesText(item, "episode").flatMap { Int($0) })
         }
+    }
+
+    /// Parses an RSS feed with the default XML limits and the time limit given (for example what is left
+    /// of the budget its download had).
+    /// - Throws: ``PodcastFeedError``.
+    public init(parsing data: Data, timeLimit: Duration, clock: some Clock<Duration> = ContinuousClock()) throws(PodcastFeedError) {
+        var options = CastXMLParseOptions.default
+        options.timeLimit = timeLimit
+        try self.init(parsing: data, options: options, clock: clock)
     }
 
     /// Reads `itunes:duration`: `H:MM:SS`, `MM:SS` or a number of seconds (fractions allowed).

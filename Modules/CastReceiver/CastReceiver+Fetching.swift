@@ -51,7 +51,7 @@ extension CastReceiver {
     private func fetchFinished(_ plan: MediaFetchPlan, outcome: MediaFetchOutcome, task: Int) {
         fetchTasks[task] = nil
         guard phase != .stopped else { return }
-        let before = engine.violations.count
+        let before = engine.violationCount
         perform(engine.mediaFetchCompleted(
             sessionId: plan.sessionId, token: plan.token, failure: outcome.failure, durations: outcome.durations,
             seekability: outcome.seekability, now: clock.now()))

@@ -71,6 +71,9 @@ public actor CastReceiver {
     private var lastTimerFire: Duration?
     private var listener: (any CastReceiverListener)?
     private var listenerEventsTask: Task<Void, Never>?
+    /// Connections the listener evicted before TLS since the last log line about it, and when that was.
+    private var evictedSinceLog = 0
+    private var lastEvictionLog: Duration?
     private var advertisedStatus: String?
     private var boundPort: Int?
     private var eurekaServers: [EurekaServer] = []
@@ -118,7 +121,8 @@ public actor CastReceiver {
 
     // MARK: State for tests and tools
 
-    /// Every sender mistake seen so far, in order.
+    /// Every sender mistake seen so far, in order (the newest 10 000: a hostile sender cannot make the
+    /// record grow without bound).
     public var violations: [CastReceiverViolation] { engine.violations }
 
     /// The TCP port the receiver listens on, once started.
@@ -280,6 +284,9 @@ public actor CastReceiver {
                     if latency > .zero { try? await clock.sleep(due) }
                     do {
                         try transport.send(message)
+                    } catch let error as CastTransportError where error.code == .messageTooLarge {
+                        // Nothing was written: the socket is fine, only this message is lost.
+                        await self?.notSent(message, socket: socket, error: error)
                     } catch {
                         await self?.transportEnded(socket: socket, error: error)
                         return
@@ -374,7 +381,7 @@ public actor CastReceiver {
                 "namespace": "\(message.namespace)", "payload": "\(payload)",
             ])
         }
-        let before = engine.violations.count
+        let before = engine.violationCount
         perform(engine.receive(message, from: socket, now: clock.now()))
         logNewViolations(since: before)
         rearm()
@@ -387,9 +394,19 @@ public actor CastReceiver {
         switch event {
         case .handshakeFailed(let peer, let error) where error.code == .handshakeTimeout:
             logger.notice("sender dropped before TLS", metadata: ["reason": "\(error.code)", "peer": "\(peer)", "detail": "\(error.message)"])
-            let before = engine.violations.count
+            let before = engine.violationCount
             engine.record(.handshakeTimeout, error.message, socket: 0)
             logNewViolations(since: before)
+        case .handshakeFailed(let peer, let error) where error.code == .evicted:
+            // Under a flood of idle connections there can be thousands a second: one line a second at most.
+            evictedSinceLog += 1
+            let now = clock.now()
+            guard lastEvictionLog.map({ now - $0 >= .seconds(1) }) ?? true else { return }
+            logger.notice("sender dropped before TLS", metadata: [
+                "reason": "\(error.code)", "peer": "\(peer)", "evicted": "\(evictedSinceLog)",
+                "detail": "short of file descriptors: connections that had not finished their TLS handshake were closed to admit others"])
+            evictedSinceLog = 0
+            lastEvictionLog = now
         case .handshakeFailed(let peer, let error):
             logger.info("TLS handshake failed", metadata: ["reason": "\(error.code)", "peer": "\(peer)", "detail": "\(error.message)"])
         case .acceptFailed, .acceptPaused, .acceptResumed:
@@ -421,18 +438,30 @@ public actor CastReceiver {
         }
     }
 
+    /// A message the engine produced that no Cast frame can carry (nothing was written): logged, the
+    /// socket stays open. The engine makes every status fit; this is the net under it.
+    private func notSent(_ message: CastMessage, socket: Int, error: CastTransportError) {
+        logger.error("message not sent: too large for a Cast frame", metadata: [
+            "socket": "\(socket)", "namespace": "\(message.namespace)", "to": "\(message.destinationId)",
+            "bytes": "\(message.encodedSize)", "detail": "\(error.message)"])
+    }
+
+    /// The socket's transport ended. Whoever ended it, the log says why: at `notice` when the receiver's
+    /// side closed it (a frame error, a TLS error such as a KeyUpdate flood, a peer that stopped reading,
+    /// a reset), at `info` when the sender closed it cleanly.
     private func transportEnded(socket: Int, error: (any Error)?) {
         guard let connection = connections[socket] else { return }
-        if let error = error as? CastTransportError, error.code == .peerNotReading {
-            logger.notice("sender dropped", metadata: ["socket": "\(socket)", "reason": "\(error.code)", "detail": "\(error.message)"])
-            let before = engine.violations.count
+        let peer = connection.transport.peerDescription
+        let transportError = error.map(Self.transportError)
+        if let error = transportError, error.code == .peerNotReading {
+            logger.notice("sender dropped", metadata: [
+                "socket": "\(socket)", "peer": "\(peer)", "reason": "\(error.code)", "detail": "\(error.message)"])
+            let before = engine.violationCount
             engine.record(.notReading, error.message, socket: socket)
             logNewViolations(since: before)
         }
-        if let error = error as? CastTransportError,
-            [.frameTooLarge, .emptyFrame, .malformedMessage].contains(error.code)
-        {
-            let before = engine.violations.count
+        if let error = transportError, [.frameTooLarge, .emptyFrame, .malformedMessage].contains(error.code) {
+            let before = engine.violationCount
             perform(engine.invalidFrame(socket: socket, reason: error.message))
             logNewViolations(since: before)
         } else {
@@ -440,9 +469,21 @@ public actor CastReceiver {
             connections[socket] = nil
             connection.outbox.finish()
             Task { await connection.transport.close() }
-            logger.debug("sender disconnected", metadata: ["socket": "\(socket)"])
+            if let error = transportError, ![.peerClosed, .closed, .peerNotReading].contains(error.code) {
+                logger.notice("sender dropped", metadata: [
+                    "socket": "\(socket)", "peer": "\(peer)", "reason": "\(error.code)", "detail": "\(error.message)"])
+            } else if transportError?.code != .peerNotReading {  // that one was logged above
+                logger.info("sender disconnected", metadata: [
+                    "socket": "\(socket)", "peer": "\(peer)", "reason": "\(transportError?.code ?? .peerClosed)"])
+            }
         }
         rearm()
+    }
+
+    /// Any error a transport ended with, as a transport error.
+    private static func transportError(_ error: any Error) -> CastTransportError {
+        if let error = error as? CastTransportError { return error }
+        return CastTransportError(code: .io, message: "\(error)")
     }
 
     /// Runs timers that are due (the timer task may not have run yet) so reads see current state.
@@ -463,17 +504,20 @@ public actor CastReceiver {
                 if configuration.replyLatency == .zero {
                     do {
                         try connection.transport.send(message)
+                    } catch where error.code == .messageTooLarge {
+                        notSent(message, socket: socket, error: error)
                     } catch {
                         connection.outbox.yield(.message(message, due: now))  // the writer reports the failure
                     }
                 } else {
                     connection.outbox.yield(.message(message, due: now + configuration.replyLatency))
                 }
-            case .close(let socket):
+            case .close(let socket, let reason):
                 guard let connection = connections.removeValue(forKey: socket) else { continue }
                 connection.outbox.yield(.close)
                 connection.outbox.finish()
-                logger.debug("sender dropped", metadata: ["socket": "\(socket)"])
+                logger.notice("sender dropped", metadata: [
+                    "socket": "\(socket)", "peer": "\(connection.transport.peerDescription)", "reason": "\(reason)"])
             case .fetch(let plan):
                 startFetching(plan)
             case .warn(let text):
@@ -484,8 +528,9 @@ public actor CastReceiver {
         }
     }
 
+    /// Logs the violations recorded since the engine's ``ReceiverEngine/violationCount`` was `count`.
     func logNewViolations(since count: Int) {
-        for violation in engine.violations.dropFirst(count) {
+        for violation in engine.violations.suffix(min(engine.violationCount - count, engine.violations.count)) {
             logger.notice("violation", metadata: ["detail": "\(violation)"])
         }
     }
@@ -531,7 +576,7 @@ public actor CastReceiver {
         armedDeadline = nil
         lastTimerFire = clock.now()
         guard phase != .stopped else { return }
-        let before = engine.violations.count
+        let before = engine.violationCount
         perform(engine.tick(now: clock.now()))
         logNewViolations(since: before)
         rearm()

@@ -9,7 +9,7 @@ public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible
         private enum Base: String, Sendable, Hashable {
             case notConnected, unknownNamespace, malformedPayload, missingRequestId
             case invalidConnect, unexpectedMessage, invalidFrame, heartbeatTimeout, unsupportedAuthMessage
-            case refusedRequest, handshakeTimeout, notReading
+            case refusedRequest, handshakeTimeout, notReading, tooManyVirtualConnections
             case malformedPacket, flood
         }
         private let base: Base
@@ -47,6 +47,9 @@ public struct CastReceiverViolation: Sendable, Hashable, CustomStringConvertible
         public static let malformedPacket = Kind(base: .malformedPacket)
         /// A Cast Streaming sender sent more datagrams a second than the device reads; the session was ended.
         public static let flood = Kind(base: .flood)
+        /// A CONNECT on a socket that already held the most virtual connections one socket may
+        /// (16); answered CLOSE. A socket that keeps trying is closed.
+        public static let tooManyVirtualConnections = Kind(base: .tooManyVirtualConnections)
         /// The kind's name.
         public var description: String { base.rawValue }
     }

@@ -8,7 +8,7 @@ public struct CastTransportError: Error, Sendable, Hashable, CustomStringConvert
         private enum Base: String, Sendable, Hashable {
             case frameTooLarge, emptyFrame, malformedMessage, messageTooLarge
             case connectTimeout, connectFailed, tls, closed, peerClosed, io, resolution
-            case handshakeTimeout, peerNotReading
+            case handshakeTimeout, peerNotReading, evicted
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -41,6 +41,11 @@ public struct CastTransportError: Error, Sendable, Hashable, CustomStringConvert
         /// The peer stopped reading: more than the allowed bytes stayed unsent to it for too long
         /// (``CastTransportServer/Limits/maximumUnsentBytes``); the connection was closed.
         public static let peerNotReading = Code(.peerNotReading)
+
+        /// The server ran short of file descriptors and closed this accepted connection, which had not
+        /// finished its TLS handshake, to admit another (idle connections first, then those of the
+        /// busiest address, then the oldest: ``CastTransportServer/Limits/descriptorReserve``).
+        public static let evicted = Code(.evicted)
 
         /// The code's name.
         public var description: String { base.rawValue }

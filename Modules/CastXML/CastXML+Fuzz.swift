@@ -32,12 +32,51 @@ import Foundation
         let document: CastXMLDocument
         switch ours {
         case .success(let parsed): document = parsed
+        case .failure(let error) where structuralRefusalHolds(error, root: root, data: data): return nil
         case .failure(let error): fatalError("Castor rejected a well-formed document without DTD: \(error)")
         }
         if let difference = difference(document.root, root, path: "/") {
             fatalError("Castor's tree differs from libxml2's: \(difference)")
         }
         return document
+    }
+
+    /// Whether a refusal for a structural limit is borne out by libxml2's tree of the same document (an
+    /// element with more attributes and namespace declarations, more elements than the limit, or input
+    /// longer than the text limit), or cannot be checked (a time limit).
+    private static func structuralRefusalHolds(_ error: CastXMLError, root: xmlNodePtr, data: Data) -> Bool {
+        let options = CastXMLParseOptions.default
+        switch error.code {
+        case .timedOut, .unsupportedEncoding: return true
+        case .textTooLarge: return data.count > options.maxTextSize
+        case .tooManyAttributes, .tooManyNodes: break
+        default: return false
+        }
+        var elements = 0
+        var widest = 0
+        var stack: [xmlNodePtr] = [root]
+        while let node = stack.popLast() {
+            guard node.pointee.type == XML_ELEMENT_NODE else { continue }
+            elements += 1
+            var attributes = 0
+            var property = node.pointee.properties
+            while let current = property {
+                attributes += 1
+                property = current.pointee.next
+            }
+            var namespace = node.pointee.nsDef
+            while let current = namespace {
+                attributes += 1
+                namespace = current.pointee.next
+            }
+            widest = max(widest, attributes)
+            var child = node.pointee.children
+            while let current = child {
+                stack.append(current)
+                child = current.pointee.next
+            }
+        }
+        return error.code == .tooManyAttributes ? widest > options.maxAttributesPerElement : elements > options.maxNodes
     }
 
     private static func string(_ text: UnsafePointer<xmlChar>?) -> String? {

@@ -5,7 +5,10 @@
 public struct CastXMLError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, for matching in `catch` clauses.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: Sendable, Hashable { case tooLarge, tooDeep, malformed, forbiddenDTD, forbiddenEntity, empty }
+        private enum Base: Sendable, Hashable {
+            case tooLarge, tooDeep, malformed, forbiddenDTD, forbiddenEntity, empty
+            case tooManyAttributes, tooManyNodes, textTooLarge, timedOut, unsupportedEncoding
+        }
         private let base: Base
         /// The input is larger than ``CastXMLParseOptions/maxInputSize``.
         public static let tooLarge = Code(base: .tooLarge)
@@ -20,6 +23,17 @@ public struct CastXMLError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let forbiddenEntity = Code(base: .forbiddenEntity)
         /// The input is empty or holds no root element.
         public static let empty = Code(base: .empty)
+        /// An element has more attributes (namespace declarations included) than
+        /// ``CastXMLParseOptions/maxAttributesPerElement``; refused before libxml2 read the whole tag.
+        public static let tooManyAttributes = Code(base: .tooManyAttributes)
+        /// The document has more elements than ``CastXMLParseOptions/maxNodes``.
+        public static let tooManyNodes = Code(base: .tooManyNodes)
+        /// A text run, attribute value, comment or CDATA section is longer than ``CastXMLParseOptions/maxTextSize``.
+        public static let textTooLarge = Code(base: .textTooLarge)
+        /// Parsing took longer than ``CastXMLParseOptions/timeLimit``.
+        public static let timedOut = Code(base: .timedOut)
+        /// The document's encoding is not one CastXML reads (EBCDIC).
+        public static let unsupportedEncoding = Code(base: .unsupportedEncoding)
         /// A short name of the code.
         public var description: String { "\(base)" }
     }

@@ -1,4 +1,5 @@
 import CastJSON
+import Foundation
 import CastTransport
 import Testing
 
@@ -36,7 +37,12 @@ struct ConnectionStateMachineTests {
             case .success(let link): return "resume \(plugin) \(waiters) \(link.transportId)"
             case .failure(let error): return "resume \(plugin) \(waiters) \(error.code)"
             }
-        case .answerDeviceAuth(let waiter, _): return "auth \(waiter)"
+        case .deviceAuthEnded(let waiter, let end):
+            switch end {
+            case .answered: return "auth \(waiter) answered"
+            case .unanswered: return "auth \(waiter) unanswered"
+            case .failed(let error): return "auth \(waiter) \(error.code)"
+            }
         case .publish(let event):
             switch event {
             case .receiverStatus(let status): return "event status \(status.applications.map(\.transportId))"
@@ -279,12 +285,64 @@ struct ConnectionStateMachineTests {
         ], "added again, it connects again")
     }
 
+    static let challenge = CastMessage(
+        sourceId: "sender-0", destinationId: "receiver-0", namespace: "urn:x-cast:com.google.cast.tp.deviceauth",
+        payload: .binary(Data([8, 0])))
+
     @Test func theDeviceAuthAnswerGoesToItsWaiterOnce() throws {
         var machine = try Self.running()
         let answer = Self.inbound("urn:x-cast:com.google.cast.tp.deviceauth", "{}")
         #expect(machine.received(answer, now: .zero).isEmpty, "no challenge out: ignored")
-        machine.awaitDeviceAuth(4)
-        #expect(Self.describe(machine.received(answer, now: .zero)) == ["auth 4"])
+        #expect(Self.describe(machine.startDeviceAuth(
+            challenge: Self.challenge, waiter: 4, deadline: .seconds(5), isStartBudget: false, budget: .seconds(10))) == [
+            "send ? sender-0->receiver-0", "arm 5.0 seconds",
+        ])
+        #expect(Self.describe(machine.received(answer, now: .zero)) == ["auth 4 answered"])
         #expect(machine.received(answer, now: .zero).isEmpty)
+        #expect(!machine.isAuthenticatingDevice)
+    }
+
+    /// The loss of the connection during device authentication (the device answered the challenge with
+    /// an oversized frame, garbage, a close or a reset) ends the wait at once with that cause: before,
+    /// the wait was outside the machine and lasted until the authentication timeout.
+    @Test func aLossDuringDeviceAuthEndsTheWaitAtOnceWithItsCause() throws {
+        var machine = try Self.running()
+        _ = machine.startDeviceAuth(challenge: Self.challenge, waiter: 4, deadline: .seconds(5), isStartBudget: false,
+                                    budget: .seconds(10))
+        let cause = CastTransportError(code: .frameTooLarge, message: "Frame announces 100000 bytes; the limit is 65536")
+        let actions = machine.transportEnded(CastChannelError(code: .connectionLost, message: "lost", transportError: cause))
+        #expect(Self.describe(actions).contains("auth 4 connectionLost"))
+        guard let ended = actions.first(where: { if case .deviceAuthEnded = $0 { true } else { false } }),
+            case .deviceAuthEnded(_, .failed(let error)) = ended
+        else { return #expect(Bool(false), "no end of the exchange in \(Self.describe(actions))") }
+        #expect(error.transportError?.code == .frameTooLarge)
+        #expect(!machine.isAuthenticatingDevice)
+        #expect(machine.deadlineReached(now: .seconds(5), peer: "d").isEmpty, "nothing left to time out")
+    }
+
+    @Test func theDeviceAuthDeadlineIsTheAuthTimeoutOrTheStartBudget() throws {
+        var own = try Self.running()
+        _ = own.startDeviceAuth(challenge: Self.challenge, waiter: 1, deadline: .seconds(5), isStartBudget: false, budget: .seconds(10))
+        #expect(Self.describe(own.deadlineReached(now: .seconds(4), peer: "d")) == ["arm 5.0 seconds"], "early: armed again")
+        #expect(Self.describe(own.deadlineReached(now: .seconds(5), peer: "d")) == ["auth 1 unanswered"])
+
+        var budget = try Self.running()
+        _ = budget.startDeviceAuth(challenge: Self.challenge, waiter: 2, deadline: .seconds(3), isStartBudget: true, budget: .seconds(3))
+        #expect(Self.describe(budget.deadlineReached(now: .seconds(3), peer: "d")) == ["auth 2 timeout"])
+
+        // A request started meanwhile keeps its own deadline; the earlier of the two is armed.
+        var both = try Self.running()
+        _ = both.startDeviceAuth(challenge: Self.challenge, waiter: 3, deadline: .seconds(5), isStartBudget: false, budget: .seconds(10))
+        let started = try both.startRequest(namespace: Self.receiverNamespace, destinationId: "receiver-0", reply: "r",
+                                            deadline: .seconds(2), timeout: .seconds(2), label: "GET_STATUS", accept: { _ in true })
+        #expect(Self.describe(started.actions) == ["arm 2.0 seconds"])
+        #expect(Self.describe(both.deadlineReached(now: .seconds(2), peer: "d")) == ["fail r timeout", "arm 5.0 seconds"])
+    }
+
+    @Test func closingDuringDeviceAuthEndsTheWait() throws {
+        var machine = try Self.running()
+        _ = machine.startDeviceAuth(challenge: Self.challenge, waiter: 4, deadline: .seconds(5), isStartBudget: false,
+                                    budget: .seconds(10))
+        #expect(Self.describe(machine.close()).contains("auth 4 closed"))
     }
 }

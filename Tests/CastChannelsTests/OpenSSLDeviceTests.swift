@@ -103,3 +103,47 @@ struct OpenSSLDeviceTests {
         #expect(loops.count == 3 && loops.allSatisfy { $0 != nil } && Set(loops).count == 1, "\(loops)")
     }
 }
+
+/// Loss during device authentication, against an OpenSSL device (Python's `ssl`) that answers the
+/// challenge with an oversized frame, a frame that is no CastMessage, a close or a reset (issue 45).
+/// Before, the wait for the answer was outside the connection's state machine and lasted until the
+/// authentication timeout (`castctl status` failed after 5.1 s; with `--timeout 3` it blamed the
+/// device for not answering). The manual clock never moves here: start must fail at once, with the
+/// true cause, or the test hangs and fails.
+@Suite(
+    "CastConnection losing an OpenSSL device during device authentication",
+    .enabled(if: OpenSSLPeer.isAvailable, "needs python3 with the ssl module"), .timeLimit(.minutes(1)), .serialized)
+struct DeviceAuthLossTests {
+    @Test(arguments: [("oversized", "frameTooLarge"), ("garbage", "malformedMessage"), ("close", "peerClosed"), ("reset", "io")])
+    func aLossDuringAuthenticationFailsStartAtOnceWithItsCause(answer: String, cause: String) async throws {
+        let files = try OpenSSLDeviceTests.certificateFiles.get()
+        let device = try await OpenSSLDevice.start(["--auth-answer", answer], certificateFile: files.certificate, keyFile: files.key)
+        let transport = try await TLSCastTransport.connect(
+            host: "127.0.0.1", port: device.port, configuration: .init(connectTimeout: .seconds(60)))
+        let clock = ManualClock()
+        let connection = CastConnection(transport: transport, configuration: .init(requestTimeout: .seconds(3)), clock: clock)
+        let error = await #expect(throws: CastChannelError.self) { try await connection.start() }
+        #expect(error?.code == .connectionLost, "\(String(describing: error))")
+        #expect(error?.transportError?.code.description == cause, "\(String(describing: error))")
+        #expect(error?.message.contains("did not answer") == false)
+        #expect(clock.now == ManualClock.Instant(offset: .zero), "no timer ran out")
+    }
+
+    /// A RECEIVER_STATUS nested 30 000 levels deep: before, the error read "Expected RECEIVER_STATUS, got
+    /// RECEIVER_STATUS"; now it names the nesting.
+    @Test func aDeepStatusNamesWhatIsWrong() async throws {
+        let files = try OpenSSLDeviceTests.certificateFiles.get()
+        let deep = String(repeating: "[", count: 30_000) + String(repeating: "]", count: 30_000)
+        let status = FileManager.default.temporaryDirectory.appendingPathComponent("deep-status-\(UUID().uuidString).json")
+        try #"{"type":"RECEIVER_STATUS","requestId":1,"status":{"applications":[],"deep":\#(deep)}}"#
+            .write(to: status, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: status) }
+        let device = try await OpenSSLDevice.start(["--receiver-status", status.path], certificateFile: files.certificate, keyFile: files.key)
+        let transport = try await TLSCastTransport.connect(
+            host: "127.0.0.1", port: device.port, configuration: .init(connectTimeout: .seconds(60)))
+        let connection = CastConnection(transport: transport, clock: ManualClock())
+        let error = await #expect(throws: CastChannelError.self) { try await connection.start() }
+        #expect(error?.code == .malformedReply)
+        #expect(error?.message.contains("Nested deeper than 512 levels") == true, "\(String(describing: error))")
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import CastJSON
 import CastTransport
 import Testing
@@ -89,7 +90,14 @@ struct ReceiverStatusReadingTests {
         #expect(error?.code == .malformedReply && error?.message == "Application without appId or transportId")
         let notJSON = CastChannelMessage(CastMessage(
             sourceId: "receiver-0", destinationId: "sender-0", namespace: CastNamespace.receiver.rawValue, payload: .string("{")))
-        #expect(try ReceiverStatus.read(from: notJSON) == nil)
+        // Text that is not JSON names what is wrong with it (a status nested too deep said
+        // "Expected RECEIVER_STATUS, got RECEIVER_STATUS").
+        let notJSONError = #expect(throws: CastChannelError.self) { try ReceiverStatus.read(from: notJSON) }
+        #expect(notJSONError?.code == .malformedReply)
+        #expect(notJSONError?.message == "The message is not valid JSON: Invalid JSON: Expected a string key at byte 1")
+        let binary = CastChannelMessage(CastMessage(
+            sourceId: "receiver-0", destinationId: "sender-0", namespace: CastNamespace.receiver.rawValue, payload: .binary(Data([1]))))
+        #expect(try ReceiverStatus.read(from: binary) == nil)
     }
 
     @Test("raw is parsed once, on first use, and setting it replaces it")

@@ -223,6 +223,29 @@ struct CastMediaChannelTests {
         #expect(harness.receiver.requests.withLock { $0.isEmpty })
     }
 
+    /// A LOAD under 64 KiB whose MEDIA_STATUS could not be (it carries the media twice: as `media` and
+    /// in the queue item) is refused before sending (issue 45): before, `castctl load` with a 32 600-
+    /// character title sent it, and the receiver dropped every sender of the session.
+    @Test func aLoadWhoseStatusCannotFitIsRefusedBeforeSending() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        var media = Self.movie
+        media.metadata?.title = String(repeating: "a", count: 32_600)
+        do {
+            try await harness.media.load(media)
+            Issue.record("a LOAD whose status cannot fit was sent")
+        } catch {
+            #expect(error.code == .statusTooLarge)
+            #expect((error.messageSize ?? 0) > 65_000)
+            #expect(error.message.contains("twice"), "\(error.message)")
+        }
+        #expect(harness.receiver.requests.withLock { $0.isEmpty })
+        // A title that leaves room goes out.
+        media.metadata?.title = String(repeating: "a", count: 32_000)
+        try await harness.media.load(media)
+        #expect(harness.receiver.requests(ofType: "LOAD").count == 1)
+    }
+
     @Test func notConnectedBeforeTheAppRuns() async throws {
         let harness = try await MediaHarness.make(launched: false)
         defer { Task { await harness.close() } }

@@ -26,6 +26,15 @@ struct EngineHarness {
                        from: socket, now: now)
     }
 
+    /// Sends `text` as it is (JSON a `JSONValue` cannot hold exactly, such as a 64-bit integer).
+    @discardableResult
+    mutating func send(
+        _ socket: Int, text: String, namespace: String, from source: String = "sender-0", to destination: String = "receiver-0"
+    ) -> [ReceiverAction] {
+        engine.receive(Envelope(sourceId: source, destinationId: destination, namespace: namespace, payload: .string(text)),
+                       from: socket, now: now)
+    }
+
     @discardableResult
     mutating func connect(_ socket: Int, from source: String = "sender-0", to destination: String = "receiver-0") -> [ReceiverAction] {
         send(socket, ["type": "CONNECT", "origin": [:]], namespace: Wire.connection, from: source, to: destination)
@@ -75,7 +84,7 @@ extension Array where Element == ReceiverAction {
 
     var closedSockets: [Int] {
         compactMap { action in
-            if case .close(let socket) = action { return socket }
+            if case .close(let socket, _) = action { return socket }
             return nil
         }
     }

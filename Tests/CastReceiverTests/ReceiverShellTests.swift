@@ -245,6 +245,11 @@ struct ReceiverShellTests {
 /// await a line instead of polling the state it announces.
 final class LogLines: Sendable {
     private let lines = Mutex<[String]>([])
+    /// Every entry with its level and metadata.
+    private let records = Mutex<[(level: Logger.Level, message: String, metadata: [String: String])]>([])
+
+    /// The entries logged so far, with their level and metadata (as text).
+    var entries: [(level: Logger.Level, message: String, metadata: [String: String])] { records.withLock { $0 } }
 
     var logger: Logger {
         var logger = Logger(label: "test.receiver") { _ in Handler(lines: self) }
@@ -257,8 +262,9 @@ final class LogLines: Sendable {
     /// How many lines are exactly `message`.
     func count(of message: String) -> Int { lines.withLock { $0.count { $0 == message } } }
 
-    fileprivate func append(_ line: String) {
+    fileprivate func append(_ line: String, level: Logger.Level = .info, metadata: Logger.Metadata = [:]) {
         lines.withLock { $0.append(line) }
+        records.withLock { $0.append((level, line, metadata.mapValues { "\($0)" })) }
         ChangeSignal.shared.bump()
     }
 
@@ -271,7 +277,7 @@ final class LogLines: Sendable {
             set { metadata[key] = newValue }
         }
         func log(event: LogEvent) {
-            lines.append(event.message.description)
+            lines.append(event.message.description, level: event.level, metadata: metadata.merging(event.metadata ?? [:]) { $1 })
         }
     }
 }

@@ -34,7 +34,7 @@ struct AcceptPauseTests {
         let reads = ReadCounter()
         let handler: AcceptPauseHandler
 
-        init(free: Int?, reserve: Int = 16) throws {
+        init(free: Int?, reserve: Int = 16, pending: PendingHandshakes? = nil) throws {
             let shared = Shared(free: free)
             self.shared = shared
             channel = EmbeddedChannel()
@@ -42,7 +42,8 @@ struct AcceptPauseTests {
             // Real spare descriptors (on /dev/null), unless the test says none can be opened.
             let spares = DescriptorSpares(opener: { shared.sparesAvailable.withLock { $0 } ? openSpare() : -1 })
             handler = AcceptPauseHandler(
-                backoff: .seconds(1), reserve: reserve, freeDescriptors: { shared.free.withLock { $0 } }, spares: spares
+                backoff: .seconds(1), reserve: reserve, freeDescriptors: { shared.free.withLock { $0 } }, pending: pending,
+                spares: spares
             ) { event in shared.events.withLock { $0.append(event) } }
             try channel.pipeline.syncOperations.addHandler(handler)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8009)).wait()
@@ -149,6 +150,102 @@ struct AcceptPauseTests {
         let unknown = try Harness(free: nil)
         unknown.channel.read()
         #expect(unknown.reads.count == 1, "no /proc: accept as before")
+    }
+
+    /// Time for ``PendingHandshakes``, moved by hand.
+    final class Now: Sendable {
+        private let value = Mutex(Duration.zero)
+        var now: Duration { value.withLock { $0 } }
+        func advance(by duration: Duration) { value.withLock { $0 += duration } }
+    }
+
+    /// Before: at the reserve the server paused accepting for a second, and idle TCP connections held
+    /// until their 10 s handshake deadline kept a sender out (served after 69.6 s with 100 idlers under
+    /// 64 descriptors). Now a pending handshake is closed for each connection accepted at the reserve.
+    @Test("at the reserve a connection that has not finished its handshake is closed for each accept; with none, accept pauses")
+    func evictsPendingHandshakesAtTheReserve() throws {
+        let time = Now()
+        let pending = PendingHandshakes(now: { time.now })
+        let evicted = Mutex<[String]>([])
+        for name in ["a", "b"] {
+            pending.ready(pending.admitted(host: "10.0.0.1") { evicted.withLock { $0.append(name) } })
+        }
+        time.advance(by: PendingHandshakes.grace)
+        let harness = try Harness(free: 16, pending: pending)
+        harness.channel.read()
+        #expect(harness.reads.count == 1, "room was made: the accept goes through")
+        #expect(evicted.withLock { $0 } == ["a"], "the oldest idle one")
+        #expect(pending.closing == 1)
+        harness.channel.read()
+        #expect(harness.reads.count == 2)
+        #expect(evicted.withLock { $0 } == ["a"], "a descriptor is on its way back: no second eviction yet")
+        pending.evictionClosed()
+        harness.channel.read()
+        #expect(evicted.withLock { $0 } == ["a", "b"])
+        #expect(harness.reads.count == 3)
+        harness.channel.read()
+        #expect(harness.reads.count == 4, "b's descriptor is on its way back")
+        #expect(harness.eventLines.isEmpty, "no pause while there was room to make")
+        pending.evictionClosed()
+        harness.channel.read()
+        #expect(harness.reads.count == 4, "nobody left to close: accept pauses")
+        #expect(harness.eventLines == ["only 16 file descriptors free (reserve 16); pausing accept for 1 s"])
+    }
+
+    /// A sender's ClientHello follows its TCP handshake at once, but is read only once its connection is
+    /// set up: a connection its loop has not had a turn to read, or accepted less than the grace ago, is
+    /// not closed; the accept waits for it instead (not the second of a pause).
+    @Test("a connection not read yet, or just accepted, is not evicted: the accept waits for it")
+    func graceBeforeEviction() throws {
+        let time = Now()
+        let pending = PendingHandshakes(now: { time.now })
+        let evicted = Mutex<[String]>([])
+        let token = pending.admitted(host: "10.0.0.1") { evicted.withLock { $0.append("young") } }
+        let harness = try Harness(free: 16, pending: pending)
+        time.advance(by: .seconds(1))
+        harness.channel.read()
+        #expect(harness.reads.count == 0, "not read yet: held back")
+        #expect(evicted.withLock { $0 }.isEmpty)
+        #expect(harness.eventLines.isEmpty, "not a pause")
+        harness.channel.embeddedEventLoop.advanceTime(by: .milliseconds(2))
+        #expect(harness.reads.count == 0, "asked again, still not read")
+        pending.ready(token)
+        harness.channel.embeddedEventLoop.advanceTime(by: .milliseconds(2))
+        #expect(evicted.withLock { $0 } == ["young"], "read, past its grace: evicted")
+        #expect(harness.reads.count == 1, "and the held accept goes through")
+
+        let fresh = pending.admitted(host: "10.0.0.1") { evicted.withLock { $0.append("fresh") } }
+        pending.ready(fresh)
+        pending.evictionClosed()
+        time.advance(by: .milliseconds(5))
+        #expect(pending.evictOne() == .wait(PendingHandshakes.grace - .milliseconds(5)), "within its grace")
+        time.advance(by: PendingHandshakes.grace)
+        #expect(pending.evictOne() == .evicted)
+    }
+
+    @Test("eviction order: idle before heard from, the busiest address first, then the oldest; finished handshakes are never candidates")
+    func evictionOrder() {
+        let time = Now()
+        let pending = PendingHandshakes(now: { time.now })
+        let sender = pending.admitted(host: "10.0.0.9") {}
+        pending.heard(sender)  // its ClientHello came
+        let lone = pending.admitted(host: "10.0.0.2") {}
+        let flood = (0..<3).map { _ in pending.admitted(host: "10.0.0.1") {} }
+        for token in [sender, lone] + flood { pending.ready(token) }
+        #expect(pending.candidate == nil, "all within their grace")
+        #expect(pending.evictOne() == .wait(PendingHandshakes.grace))
+        time.advance(by: PendingHandshakes.grace)
+        #expect(pending.candidate?.sequence == flood[0], "idle, from the address holding the most, oldest there")
+        #expect(pending.evictOne() == .evicted)
+        #expect(pending.candidate?.sequence == flood[1], "2 from 10.0.0.1 still outnumber 1 from 10.0.0.2")
+        pending.left(flood[1])  // it finished its handshake
+        #expect(pending.candidate?.sequence == lone, "one each now: the oldest idle one")
+        #expect(pending.evictOne() == .evicted)
+        #expect(pending.evictOne() == .evicted)
+        #expect(pending.candidate?.sequence == sender, "the one that spoke goes last")
+        pending.left(sender)
+        #expect(pending.evictOne() == .none, "nothing pending")
+        #expect(pending.evicted == 3)
     }
 
     @Test("the descriptor count of this process is within its soft limit, and leaves its own scan out")

@@ -113,6 +113,31 @@ struct TLSInMemoryTests {
         #expect(pair.serverRecorder.errors.isEmpty)
     }
 
+    /// A read that brings only a record without application data (here a KeyUpdate; a TLS 1.3 session
+    /// ticket is handled the same way) is acknowledged at once: our delayed ACK otherwise held the next
+    /// write of a peer with Nagle's algorithm on for 40 ms (issue 45; the time is a `make bench` row).
+    @Test("a record without application data is acknowledged at once (TCP_QUICKACK); data is not")
+    func recordsWithoutDataAreAcknowledgedAtOnce() throws {
+        let credentials = try TLSTestFixtures.credentials.get()
+        let pair = try TLSEmbeddedPair(credentials: credentials)
+        try pair.activate()
+        try pair.ferry()
+        try #require(pair.clientHandler.negotiated?.protocolVersion == "TLS1.3")
+        func quickAcks() -> Int {
+            pair.client.options.filter { ($0.option as? ChannelOptions.Types.SocketOption) == GnuTLSHandler.quickAck }.count
+        }
+        let afterHandshake = quickAcks()
+        try pair.server.writeOutbound(ByteBuffer(string: "data"))
+        try pair.ferry()
+        #expect(try TLSEmbeddedPair.readAll(pair.client) == Array("data".utf8))
+        #expect(quickAcks() == afterHandshake, "a read with data gets its ACK with the answer")
+        let context = try pair.server.pipeline.syncOperations.context(handler: pair.serverHandler)
+        pair.serverHandler.updateKeys(requestingPeers: false, context: context)
+        try pair.ferry()
+        #expect(quickAcks() == afterHandshake + 1, "the KeyUpdate alone: acknowledged at once")
+        #expect(pair.clientRecorder.errors.isEmpty)
+    }
+
     @Test("ciphertext delivered one byte at a time still decrypts")
     func byteByByte() throws {
         let pair = try TLSEmbeddedPair(credentials: try TLSTestFixtures.credentials.get())

@@ -217,7 +217,8 @@ import Testing
         let connector = ReceiverConnector()
         connector.register(tv.receiver, for: tv.device)
         let cast = Cast(configuration: CastConfiguration(reconnectPolicy: CastReconnectPolicy(
-            maxAttempts: 5, initialDelay: .seconds(1), maxDelay: .seconds(4), jitter: 0)), connector: connector, clock: clock)
+            maxAttempts: 5, initialDelay: .seconds(1), maxDelay: .seconds(4), jitter: 0)), connector: connector, clock: clock,
+                        networkMonitor: nil)
         try await cast.startSession(with: tv.device)
         let player = try #require(cast.player)
         try await player.loadItems(from: [Assets.movie(1), Assets.movie(2)])
@@ -263,7 +264,8 @@ import Testing
         let connector = ReceiverConnector()
         connector.register(tv.receiver, for: tv.device)
         let cast = Cast(configuration: CastConfiguration(reconnectPolicy: CastReconnectPolicy(
-            maxAttempts: 5, initialDelay: .seconds(1), jitter: 0)), connector: connector, clock: clock)
+            maxAttempts: 5, initialDelay: .seconds(1), jitter: 0)), connector: connector, clock: clock,
+                        networkMonitor: nil)
         let router = Router()
         cast.delegate = router
         var routed = router.events.makeAsyncIterator()

@@ -91,7 +91,7 @@ final class DelegateLog: CastDelegate {
         connector.register(first, at: oldEndpoint)
         let browser = FakeBrowser()
         let cast = Cast(configuration: ConnectionLossTests.configuration(.within(.seconds(60))), browser: browser,
-                        connector: connector, clock: clock)
+                        connector: connector, clock: clock, networkMonitor: nil)
         let delegate = DelegateLog()
         cast.delegate = delegate
         let log = EventLog(cast)
@@ -154,7 +154,7 @@ final class DelegateLog: CastDelegate {
         connector.register(first, at: endpoint)
         let browser = FakeBrowser()
         let policy = CastReconnectPolicy(maxAttempts: 5, initialDelay: .seconds(60), maxDelay: .seconds(60), jitter: 0)
-        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), browser: browser, connector: connector, clock: clock)
+        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), browser: browser, connector: connector, clock: clock, networkMonitor: nil)
         let log = EventLog(cast)
         browser.add(device)
         try await waitUntil("the browser lists the device") { cast.devices.count == 1 }
@@ -202,7 +202,7 @@ final class DelegateLog: CastDelegate {
         connector.register(first, at: oldEndpoint)
         let browser = FakeBrowser()
         let policy = CastReconnectPolicy(maxAttempts: 5, initialDelay: .seconds(1), maxDelay: .seconds(1), jitter: 0)
-        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), browser: browser, connector: connector, clock: clock)
+        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), browser: browser, connector: connector, clock: clock, networkMonitor: nil)
         let log = EventLog(cast)
         browser.add(old)
         try await waitUntil("the browser lists the device") { cast.devices.count == 1 }
@@ -248,7 +248,7 @@ final class DelegateLog: CastDelegate {
         let policy = CastReconnectPolicy(maxAttempts: 3, initialDelay: .seconds(5), maxDelay: .seconds(60), jitter: 0)
         let refusing = try RefusingPort()
         let switching = RefusingConnector(first: connector, port: refusing.port)
-        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), connector: switching, clock: clock)
+        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), connector: switching, clock: clock, networkMonitor: nil)
         let log = EventLog(cast)
         try await cast.startSession(with: device)
         try await #require(cast.player).loadItems(from: [Assets.movie(1)])
@@ -275,7 +275,7 @@ final class DelegateLog: CastDelegate {
         let receiver = ConnectionLossTests.receiver(for: device, id: id)
         let connector = EndpointConnector()
         connector.register(receiver, at: endpoint)
-        let cast = Cast(configuration: ConnectionLossTests.configuration(.within(.seconds(60))), connector: connector, clock: clock)
+        let cast = Cast(configuration: ConnectionLossTests.configuration(.within(.seconds(60))), connector: connector, clock: clock, networkMonitor: nil)
         let log = EventLog(cast)
         try await cast.startSession(with: device)
         try await #require(cast.player).loadItems(from: [Assets.movie(1)])

@@ -2,14 +2,15 @@
 // the lab's cases run against it as well as against `castctl cast`, so a recovery the façade gives a
 // user's program is checked without castctl's own code in between.
 //
-//   FaultLabDriver --host H --port P [--reconnect-timeout S] [--items T1,T2,…] [--rate R] [--subtitles LANG] [--control]
+//   FaultLabDriver --host H --port P [--reconnect-timeout S] [--reconnect-delay S] [--items T1,T2,…] [--rate R] [--subtitles LANG] [--control]
 //   FaultLabDriver --device CAST-ID [--reconnect-timeout S]     (found over mDNS, by avahi-daemon)
 //
 // It starts a session, loads one movie URL (the receiver need not fetch it) 10 s in, or with
 // `--items` a queue of one URL per title (…/T1.mp4 titled T1, …), at `--rate` (1 by default) and,
 // with `--subtitles`, with text tracks 1 "en", 2 "fr", 3 "de" and the one in LANG on. It prints one JSON object per
 // line for each session event: {"event":"loaded"|"connectionLost"|"reconnecting"|"rejoined"|
-// "resumed"|"resumeFailed"|"ended", …}. With `--control` it reads commands on standard input, one a
+// "resumed"|"resumeFailed"|"ended", …}. `--reconnect-delay S` waits S seconds before every reconnect attempt
+// (no jitter, no growth), so that only the network coming back can make an attempt sooner. With `--control` it reads commands on standard input, one a
 // line (play, pause, stop, seek SECONDS, next, previous, volume LEVEL, mute, unmute), awaits each on
 // the façade and answers it with {"event":"command","command":…,"ok":…,"code":…,"seconds":…}: the
 // façade's own answer, never retried here (fault lab case 6). SIGINT or SIGTERM exits 0 at once
@@ -24,6 +25,7 @@ struct Arguments {
     var port = 8009
     var device: String?
     var reconnectTimeout = 120.0
+    var reconnectDelay: Int?
     var items: [String] = []
     var control = false
     var rate = 1.0
@@ -42,6 +44,7 @@ struct Arguments {
             case "--port": port = try Self.number(value, flag)
             case "--device": device = value
             case "--reconnect-timeout": reconnectTimeout = Double(try Self.number(value, flag))
+            case "--reconnect-delay": reconnectDelay = try Self.number(value, flag)
             case "--items": items = value.split(separator: ",").map(String.init)
             case "--rate":
                 guard let number = Double(value), (0.5...2).contains(number) else { throw DriverError("--rate: 0.5 to 2, not \(value)") }
@@ -123,7 +126,11 @@ func run() async -> Int32 {
         FileHandle.standardError.write(Data("FaultLabDriver: \(error)\n".utf8))
         return 64
     }
-    let configuration = CastConfiguration(reconnectPolicy: .within(.milliseconds(Int64(arguments.reconnectTimeout * 1000))))
+    let timeout = Duration.milliseconds(Int64(arguments.reconnectTimeout * 1000))
+    let policy = arguments.reconnectDelay.map {
+        CastReconnectPolicy(maxAttempts: Int(Int32.max), initialDelay: .seconds($0), maxDelay: .seconds($0), jitter: 0, timeout: timeout)
+    } ?? .within(timeout)
+    let configuration = CastConfiguration(reconnectPolicy: policy)
     let cast = Cast(configuration: configuration, browser: arguments.device == nil ? nil : AvahiDeviceBrowser(),
                     connector: TLSDeviceConnector(connectTimeout: .seconds(5)))
     let events = cast.events

@@ -126,8 +126,11 @@ extension FaultLabTests {
             let upAt = ContinuousClock.now
             #expect(await FaultLab.event(driver, "rejoined") != nil, "\(driver.output) \(driver.errorOutput)")
             let rejoinedAt = ContinuousClock.now
+            // The rejoin makes about five round trips (device authentication, receiver and media status, the
+            // queue's ids and items), each answered 1.5 s late here: most of this figure is that latency. The
+            // link-up rejoin time itself is measured by theFacadeAloneRejoinsAsSoonAsTheLinkComesBack.
             print("fault-lab (façade): link down: loss detected after \(FaultLab.format(Self.seconds(detectedAt - downAt))) s; "
-                  + "rejoined \(FaultLab.format(Self.seconds(rejoinedAt - upAt))) s after the link came up")
+                  + "rejoined \(FaultLab.format(Self.seconds(rejoinedAt - upAt))) s after the link came up (replies 1.5 s late)")
 
             // 6. "next" is sent; once the receiver has it (and sits on the reply), every packet is dropped.
             func queueUpdates() -> Int {
@@ -161,6 +164,36 @@ extension FaultLabTests {
             let paused = await FaultLab.event(driver, "command", 2)
             #expect(paused?["ok"] == .bool(true), "\(String(describing: paused))")
             #expect(!driver.output.contains { $0.contains("\"ended\"") }, "\(driver.output)")
+            _ = await driver.terminate(signal: SIGTERM)
+            _ = await receiver.terminate()
+        }
+    }
+
+    /// The link-up rejoin time (issue 45): the receiver's end of the veth goes down; once the loss is
+    /// noticed the driver waits an hour before each attempt (`--reconnect-delay 3600`), so only the network
+    /// coming back (the sender's end of the veth gets its carrier again: an rtnetlink link-up in its
+    /// namespace) can start one. Before, nothing cut the back-off short: the session was not rejoined
+    /// within the test's lifetime. The time from the link coming up to the rejoin is this run's figure
+    /// (goal: within 2 s), printed, never asserted; the receiver answers at once (no added latency).
+    @Test func theFacadeAloneRejoinsAsSoonAsTheLinkComesBack() async throws {
+        try await FaultLab.run { lab in
+            let receiver = try await lab.startReceiver(extra: ["--latency-ms", "0"])
+            let driver = try Self.driver(lab, ["--host", Self.receiverAddress, "--port", "8009", "--reconnect-timeout", "3600",
+                                               "--reconnect-delay", "3600"])
+            #expect(await FaultLab.event(driver, "loaded") != nil, "\(driver.output) \(driver.errorOutput)")
+            let veth = "cl\(lab.tag)va"
+            try await lab.exec("a", ["ip", "link", "set", veth, "down"])
+            #expect(await FaultLab.event(driver, "connectionLost") != nil, "\(driver.output)")
+            let waiting = await FaultLab.event(driver, "reconnecting")
+            #expect((waiting?["nextIn"]?.doubleValue ?? 0) >= 3000, "\(String(describing: waiting))")
+            try await lab.exec("a", ["ip", "link", "set", veth, "up"])
+            let upAt = ContinuousClock.now
+            let rejoined = await FaultLab.event(driver, "rejoined")
+            let rejoinedAt = ContinuousClock.now
+            #expect(rejoined?["attempt"] == 1, "\(driver.output) \(driver.errorOutput)")
+            #expect(driver.errorOutput.contains("The network came back"), "\(driver.errorOutput)")
+            print("fault-lab (façade): link up during an hour's back-off: rejoined "
+                  + "\(FaultLab.format(Self.seconds(rejoinedAt - upAt))) s after the link came up (goal ≤ 2 s)")
             _ = await driver.terminate(signal: SIGTERM)
             _ = await receiver.terminate()
         }

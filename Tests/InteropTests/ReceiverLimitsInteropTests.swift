@@ -3,9 +3,10 @@ import CastTransport
 import Foundation
 import Testing
 
-/// The `cast-receiver` program near its file-descriptor limit (set with `prlimit`): accept pauses
-/// with a typed log line instead of spinning, it leaves a reserve of descriptors free for the rest
-/// of the process, and senders are served again once descriptors free up.
+/// The `cast-receiver` program near its file-descriptor limit (set with `prlimit`): it leaves a reserve
+/// of descriptors free for the rest of the process (the Cast listener by closing connections that have
+/// not finished their TLS handshake, the eureka_info listener by pausing accept with a typed log line
+/// instead of spinning), and senders are served again once descriptors free up.
 ///
 /// The reserve is what keeps the receiver alive: libdispatch's worker monitor opens
 /// `/proc/<tid>/stat` about once a second while work is queued and traps (SIGILL, "workq: registered
@@ -45,7 +46,7 @@ struct ReceiverDescriptorLimitTests {
     enum Flooded: String, CaseIterable, Sendable { case cast, eureka }
 
     @Test(
-        "accept pauses with the descriptor reserve left free, at most once per second, and a sender is served after descriptors free up",
+        "accept keeps the descriptor reserve free, pauses at most once per second, and a sender is served after descriptors free up",
         arguments: Flooded.allCases)
     func acceptBacksOff(flooded: Flooded) async throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("cast-receiver-emfile-\(UUID().uuidString).log")
@@ -83,14 +84,23 @@ struct ReceiverDescriptorLimitTests {
         // completes in the kernel); they never speak TLS.
         let raw = try (0..<40).map { _ in try RawTCPConnection(port: flooded == .cast ? port : eurekaPort) }
         // The log is a file: inotify wakes the wait when the receiver writes to it (30 s is a safety net).
-        _ = await FileLineWatch.firstLine(in: log.path, until: .now + .seconds(30)) { $0.contains("pausing accept") }
+        // At the reserve the Cast listener closes connections that have not finished their TLS handshake
+        // to admit new ones (reason=evicted); the eureka_info listener, which has no handshakes to close,
+        // pauses accepting.
+        let mark = flooded == .cast ? "reason=evicted" : "pausing accept"
+        _ = await FileLineWatch.firstLine(in: log.path, until: .now + .seconds(30)) { $0.contains(mark) }
         var text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         let freeWhenPaused = Self.freeDescriptors(pid: receiver.pid, limit: maximum) ?? -1
-        try #require(text.contains("pausing accept"), "no accept pause logged; \(freeWhenPaused) descriptors free (limit \(maximum)); log: \(text.suffix(2000))")
-        #expect(text.contains("reason=descriptorReserve"), "log: \(text.suffix(2000))")
-        #expect(text.contains("listener=\(flooded == .cast ? "cast" : "eureka_info over HTTP")"), "log: \(text.suffix(2000))")
+        try #require(text.contains(mark), "no \(mark) logged; \(freeWhenPaused) descriptors free (limit \(maximum)); log: \(text.suffix(2000))")
+        if flooded == .eureka {
+            #expect(text.contains("reason=descriptorReserve"), "log: \(text.suffix(2000))")
+            #expect(text.contains("listener=eureka_info over HTTP"), "log: \(text.suffix(2000))")
+        }
         // The old accept loop took every descriptor (0 free here) and paused only at EMFILE.
-        #expect(freeWhenPaused >= reserve, "\(freeWhenPaused) descriptors free while accept is paused (limit \(maximum), reserve \(reserve))")
+        // An accept at the reserve goes ahead while the connection it evicted is being closed (on its own
+        // event loop, microseconds later): the count may catch one or two of those in flight.
+        let floor = flooded == .cast ? reserve - 4 : reserve
+        #expect(freeWhenPaused >= floor, "\(freeWhenPaused) descriptors free at the reserve (limit \(maximum), reserve \(reserve))")
         // Stay at the limit for a while: what the reserve prevents shows only over time, and no event
         // says it did not happen (libdispatch's worker monitor, which traps when it cannot open a file,
         // runs about once a second; a spinning accept loop is told by pauses per second, below). Not a
@@ -110,6 +120,52 @@ struct ReceiverDescriptorLimitTests {
         let pauses = text.split(separator: "\n").filter { $0.contains("pausing accept") }.count
         // At most one pause per second of back-off: a busy accept loop logs thousands per second.
         #expect(pauses <= Int(elapsed.components.seconds) + 1, "\(pauses) accept pauses in \(elapsed)")
+        _ = await receiver.terminate()
+    }
+}
+
+/// A sender among idle connections that hold the receiver's descriptors (issue 45): under
+/// `prlimit --nofile=64:64`, raw TCP connections that never speak TLS are held open (and replaced
+/// when closed), and `castctl status` must still be served within its own default budget (10 s).
+///
+/// Before: accept paused at the reserve and the idlers kept every slot until their 10 s handshake
+/// deadline, then their replacements took the slots again: a sender was served after 9.6 s with 20
+/// idlers, 19.6 s with 40 and 69.6 s with 100, past castctl's timeout. Now each accept at the reserve
+/// closes an idle pending handshake; the time it takes is a `make bench` figure, not asserted here.
+@Suite(
+    "cast-receiver admits a sender among idle connections", .timeLimit(.minutes(2)),
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "needs prlimit (util-linux)"))
+struct ReceiverAdmissionTests {
+    @Test("castctl status is served with 100 idle connections held under a 64-descriptor limit")
+    func aSenderIsServedAmongIdlers() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("cast-receiver-admission-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let receiver = try ChildProcess(
+            TestPaths.program("cast-receiver"),
+            ["--port", "0", "--latency-ms", "0", "--log", log.path, "--eureka-port", "0", "--eureka-tls-port", "0"])
+        defer { kill(receiver.pid, SIGKILL) }
+        guard let ready = await receiver.waitForLine(where: { $0.contains("listening on") }),
+            let port = ready.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+        else {
+            _ = await receiver.terminate()
+            throw HarnessError(message: "cast-receiver did not start: \(receiver.errorOutput)")
+        }
+        let prlimit = try await runProgram("/usr/bin/prlimit", ["--pid", String(receiver.pid), "--nofile=64:64"])
+        #expect(prlimit.status == 0, "prlimit: \(prlimit.stderr)")
+        let idlers = IdleConnections(port: port, count: 100)
+        defer { idlers.stop() }
+        // The receiver is at its reserve once it evicts (or, before the fix, pauses accepting).
+        let pressed = await FileLineWatch.firstLine(in: log.path, until: .now + .seconds(30)) {
+            $0.contains("reason=evicted") || $0.contains("pausing accept")
+        }
+        try #require(pressed != nil, "the idlers never brought the receiver to its reserve; log: \(((try? String(contentsOf: log, encoding: .utf8)) ?? "").suffix(1500))")
+        let status = try await runProgram(TestPaths.program("castctl"), ["status", "--host", "127.0.0.1", "--port", String(port)])
+        let text = ((try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        #expect(status.status == 0, "castctl: \(status.stderr)\nlog: \(text.suffix(2000))")
+        #expect(text.contains("reason=evicted"), "no eviction logged: \(text.suffix(2000))")
+        #expect(kill(receiver.pid, 0) == 0, "the receiver died: \(receiver.errorOutput.suffix(2000))")
+        print("admission: castctl status \(status.status == 0 ? "served" : "NOT served") among 100 idlers under 64 descriptors; "
+              + "\(idlers.opened) idle connections opened, \(idlers.closedByServer) closed by the receiver")
         _ = await receiver.terminate()
     }
 }

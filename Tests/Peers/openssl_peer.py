@@ -12,7 +12,8 @@ Two modes:
 * ``script``: driven by one command per line on standard input, answering on standard output
   (the conformance tests in CastTransportTests). Commands are listed in ``Script.COMMANDS``.
 * ``device``: a minimal Cast device over OpenSSL: it answers device authentication (with an
-  AuthError, as a device without credentials), CONNECT, PING and GET_STATUS (castctl
+  AuthError, as a device without credentials; or, with ``--auth-answer``, an oversized frame, a
+  frame that is no CastMessage, a close or a reset), CONNECT, PING and GET_STATUS (castctl
   reproductions, CastChannels tests, `make bench`). Given ``--receiver-status`` files, it answers
   the receiver namespace with their text; given ``--media-status`` files, it runs a media app
   (transport id ``web-5``) that answers every media request with the next file's text, cycling:
@@ -257,6 +258,7 @@ class Script:
     floodstatus N [PAD]    encrypt CONNECT and N receiver GET_STATUS requests (requestId 1...N),
                            each padded with a PAD-character "pad" field
     floodcast N SRC DST NS JSON   encrypt N copies of one CastMessage
+    connectflood N         encrypt N CONNECTs to receiver-0, from N different source ids
     readcast               read one framed CastMessage                  -> CAST ns json
     ticket                 server: queue one more NewSessionTicket (SSL_new_session_ticket)
     keyupdate 0|1          queue a KeyUpdate, 1 = update_requested (SSL_key_update)
@@ -330,6 +332,11 @@ class Script:
             for request_id in range(1, int(rest[0]) + 1):
                 e.obj.write(encode_message("sender-0", "receiver-0", NS_RECEIVER,
                                            '{"type":"GET_STATUS","requestId":%d,"pad":"%s"}' % (request_id, pad)))
+            say("OK")
+        elif command == "connectflood":
+            # N CONNECTs to receiver-0, each from its own source id (sender-flood-0, sender-flood-1, ...).
+            for index in range(int(rest[0])):
+                e.obj.write(encode_message("sender-flood-%d" % index, "receiver-0", NS_CONNECTION, '{"type":"CONNECT"}'))
             say("OK")
         elif command == "floodcast":
             count, source, destination, namespace, payload = line.split(" ", 5)[1:]
@@ -530,6 +537,8 @@ class Device:
             threading.Thread(target=self.serve, args=(sock,), daemon=True).start()
 
     def serve(self, sock):
+        if self.args.plain_socket:
+            return self.serve_plain(sock)
         try:
             if self.args.behaviour == "no-handshake":
                 while sock.recv(65536):
@@ -564,12 +573,72 @@ class Device:
         finally:
             sock.close()
 
+    def serve_plain(self, sock):
+        """--plain-socket: OpenSSL on the socket itself (`SSLContext.wrap_socket`), as a device's own
+        stack does: every record goes out with its own send (the session tickets after the handshake
+        each in a segment of their own), and Nagle's algorithm stays on."""
+        class Writer:
+            def __init__(self, tls):
+                self.tls = tls
+
+            def write(self, data):
+                self.tls.sendall(data)
+
+        class PlainEndpoint:
+            def __init__(self, tls):
+                self.obj = Writer(tls)
+
+            def pointer(self):
+                raise RuntimeError("--mid-session needs the memory-BIO device")
+
+        try:
+            tls = self.ctx.wrap_socket(sock, server_side=True)
+            e = PlainEndpoint(tls)
+            buffered = b""
+            statuses = 0
+            while True:
+                data = tls.recv(65536)
+                if not data:
+                    return
+                buffered += data
+                while len(buffered) >= 4:
+                    length = struct.unpack("!I", buffered[:4])[0]
+                    if len(buffered) < 4 + length:
+                        break
+                    message = decode_message(buffered[4:4 + length])
+                    buffered = buffered[4 + length:]
+                    statuses += self.answer(e, message, statuses)
+        except (OSError, PeerClosed, ssl.SSLError):
+            pass
+        finally:
+            sock.close()
+
     def answer(self, e, message, statuses):
         """Queues the reply to one message; returns 1 when it was a RECEIVER_STATUS."""
         namespace, body = message["namespace"], message["json"]
         reply_to = (message["destination"], message["source"])
         if namespace == NS_AUTH:
-            e.obj.write(encode_message(*reply_to, NS_AUTH, AUTH_ERROR))
+            answer = self.args.auth_answer
+            if answer == "oversized":
+                # A frame header announcing more than the 64 KiB limit, and a little of its body.
+                e.obj.write(struct.pack("!I", 100000) + b"x" * 64)
+            elif answer == "garbage":
+                # A complete frame whose body is not a CastMessage.
+                e.obj.write(struct.pack("!I", 8) + bytes([0xFF] * 8))
+            elif answer == "close":
+                # close_notify, then the end of the TCP stream.
+                try:
+                    e.obj.unwrap()
+                except (ssl.SSLWantReadError, ssl.SSLZeroReturnError):
+                    pass
+                e.flush()
+                e.sock.shutdown(socket.SHUT_RDWR)
+                raise PeerClosed("closed instead of answering the challenge")
+            elif answer == "reset":
+                e.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                raise PeerClosed("reset instead of answering the challenge")
+            else:
+                e.obj.write(encode_message(*reply_to, NS_AUTH, AUTH_ERROR))
         elif namespace == NS_HEARTBEAT and isinstance(body, dict) and body.get("type") == "PING":
             e.obj.write(encode_message(*reply_to, NS_HEARTBEAT, '{"type":"PONG"}'))
         elif namespace == NS_RECEIVER and isinstance(body, dict) and body.get("type") in ("GET_STATUS", "SET_VOLUME"):
@@ -634,6 +703,11 @@ def main():
                         help="device: answer the receiver namespace with these RECEIVER_STATUS texts, in turn")
     parser.add_argument("--media-status", action="append", default=[], metavar="FILE",
                         help="device: run a media app answering every media request with these texts, in turn")
+    parser.add_argument("--auth-answer", choices=["error", "oversized", "garbage", "close", "reset"], default="error",
+                        help="device: answer the device-authentication challenge with an AuthError (as a device without "
+                             "credentials), an oversized frame, a frame that is no CastMessage, a close, or a reset")
+    parser.add_argument("--plain-socket", action="store_true",
+                        help="device: OpenSSL on the socket itself (each record its own send, Nagle on) instead of memory BIOs")
     parser.add_argument("--rcvbuf", type=int, default=0, help="the socket's receive buffer size (0: the system's)")
     args = parser.parse_args()
     RCVBUF[0] = args.rcvbuf

@@ -58,17 +58,18 @@ public final class AudioCastLibrary: Sendable {
     /// Subscribes to a feed (a path or a `file://`, `http://` or `https://` URL). Subscribing to a
     /// source already subscribed refreshes that show.
     public func subscribe(_ source: String) async throws(AudioCastError) -> SubscribeResult {
-        let data = try await FeedReader.data(from: source)
-        let title = FeedReader.title(of: data) ?? source
+        // Read and parsed once, within the download's deadline.
+        let feed = try await FeedReader.feed(from: source)
+        let title = feed.title.isEmpty ? source : feed.title
         let result = try catalogFile.update { catalog throws(AudioCastError) -> SubscribeResult in
             if let index = catalog.shows.firstIndex(where: { $0.source == source }) {
                 let old = catalog.shows[index]
-                let show = try FeedReader.show(from: data, source: source, id: old.id)
+                let show = try FeedReader.show(from: feed, source: source, id: old.id)
                 catalog.shows[index] = show
                 let known = Set(old.episodes.map(\.id))
                 return SubscribeResult(show: show, isNew: false, newEpisodes: show.episodes.filter { !known.contains($0.id) })
             }
-            let show = try FeedReader.show(from: data, source: source, id: catalog.newShowId(title: title))
+            let show = try FeedReader.show(from: feed, source: source, id: catalog.newShowId(title: title))
             catalog.shows.append(show)
             return SubscribeResult(show: show, isNew: true, newEpisodes: show.episodes)
         }
@@ -116,8 +117,7 @@ public final class AudioCastLibrary: Sendable {
         var results: [RefreshResult] = []
         for show in try catalogFile.read().shows {
             do throws(AudioCastError) {
-                let data = try await FeedReader.data(from: show.source)
-                let updated = try FeedReader.show(from: data, source: show.source, id: show.id)
+                let updated = try FeedReader.show(from: try await FeedReader.feed(from: show.source), source: show.source, id: show.id)
                 let new = try catalogFile.update { catalog throws(AudioCastError) -> [Episode] in
                     guard let index = catalog.shows.firstIndex(where: { $0.id == show.id }) else { return [] }
                     let known = Set(catalog.shows[index].episodes.map(\.id))

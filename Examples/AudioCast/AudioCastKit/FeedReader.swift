@@ -56,14 +56,28 @@ enum FeedReader {
         return data
     }
 
-    /// Parses a feed into a show (episodes without an enclosure are skipped by the parser).
-    static func show(from data: Data, source: String, id: String) throws(AudioCastError) -> Show {
-        let feed: PodcastFeed
+    /// Reads a feed and parses it, both within the download's deadline: the parse gets what the
+    /// download left of it (and CastXML's structural limits refuse a hostile document long before).
+    static func feed(from source: String, clock: some Clock<Duration> = ContinuousClock()) async throws(AudioCastError) -> PodcastFeed {
+        let start = clock.now
+        let data = try await data(from: source, clock: clock)
+        let left = downloadLimits.deadline - start.duration(to: clock.now)
+        return try parse(data, source: source, timeLimit: max(.zero, left), clock: clock)
+    }
+
+    /// Parses a feed's bytes, within `timeLimit` on `clock`.
+    static func parse(
+        _ data: Data, source: String, timeLimit: Duration, clock: some Clock<Duration> = ContinuousClock()
+    ) throws(AudioCastError) -> PodcastFeed {
         do {
-            feed = try PodcastFeed(parsing: data)
+            return try PodcastFeed(parsing: data, timeLimit: timeLimit, clock: clock)
         } catch {
             throw AudioCastError(code: .invalidFeed, message: "\(source): \(error)", cause: error)
         }
+    }
+
+    /// A parsed feed as a show (episodes without an enclosure are skipped by the parser).
+    static func show(from feed: PodcastFeed, source: String, id: String) throws(AudioCastError) -> Show {
         guard !feed.episodes.isEmpty else {
             throw AudioCastError(code: .invalidFeed, message: "\(source) has no episode with a playable enclosure.")
         }
@@ -80,10 +94,5 @@ enum FeedReader {
         let title = feed.title.trimmingCharacters(in: .whitespacesAndNewlines)
         return Show(id: id, title: title.isEmpty ? source : title, author: feed.author, artwork: feed.artwork?.absoluteString,
                     source: source, episodes: episodes)
-    }
-
-    /// The title of a feed, for choosing a new show's id.
-    static func title(of data: Data) -> String? {
-        (try? PodcastFeed(parsing: data))?.title
     }
 }

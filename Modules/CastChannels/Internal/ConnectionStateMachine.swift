@@ -11,13 +11,14 @@ package protocol ConnectionStateMachineTypes {
     associatedtype Plugin: Sendable
     /// Waits until a plugin is connected.
     associatedtype ConnectWaiter: Sendable
-    /// Waits for the answer to the device-authentication challenge.
+    /// Waits for the end of the device-authentication exchange (see ``ConnectionStateMachine/DeviceAuthEnd``).
     associatedtype AuthWaiter: Sendable
 }
 
 /// A sender connection's protocol logic, without tasks, sockets or clocks: the phase, the virtual
 /// connections, the plugins and their links, the requests in flight with their deadlines, the
-/// heartbeat and the device-authentication wait.
+/// heartbeat and the device-authentication exchange (the challenge out, then its answer, its
+/// deadline or the connection's end, whichever comes first).
 ///
 /// Every input (a message received, a request started, a deadline reached, a plugin added, the
 /// transport ended, close asked) returns the actions to carry out, in order. Time comes in as
@@ -72,8 +73,8 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
         case finishPlugin(Plugin)
         /// Resume tasks waiting for a plugin to connect.
         case resumeConnectWaiters(Plugin, [Types.ConnectWaiter], Result<Link, CastChannelError>)
-        /// The answer to the device-authentication challenge arrived.
-        case answerDeviceAuth(Types.AuthWaiter, CastMessage)
+        /// The device-authentication exchange ended: hand `end` to the waiter.
+        case deviceAuthEnded(Types.AuthWaiter, DeviceAuthEnd)
         /// Publish a connection event.
         case publish(CastConnectionEvent)
         /// Publish a received message to the connection's listeners.
@@ -99,7 +100,7 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
     package var deviceAuthStatus = CastDeviceAuthStatus.notChecked
     private var tracker: RequestTracker<Reply>
     private var heartbeat: HeartbeatStateMachine
-    private var deviceAuthWaiter: Types.AuthWaiter?
+    private var deviceAuth: DeviceAuthWait?
     /// The wake-up the shell has armed, if any.
     private var armedDeadline: Duration?
 
@@ -200,7 +201,12 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
         }
         plugins.removeAll()
         virtualConnections.removeAll()
-        deviceAuthWaiter = nil
+        // The exchange ends with the connection, at once and with its cause: a device that answers the
+        // challenge with an oversized frame, garbage, a close or a reset is not waited for.
+        if let wait = deviceAuth {
+            deviceAuth = nil
+            actions.append(.deviceAuthEnded(wait.waiter, .failed(failure)))
+        }
         if armedDeadline != nil {
             armedDeadline = nil
             actions.append(.cancelDeadline)
@@ -237,14 +243,56 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
 
     // MARK: - Device authentication
 
-    /// The shell sent the challenge and waits with `waiter`.
-    package mutating func awaitDeviceAuth(_ waiter: Types.AuthWaiter) {
-        deviceAuthWaiter = waiter
+    /// How the device-authentication exchange ended.
+    package enum DeviceAuthEnd: Sendable {
+        /// The device answered (the answer is checked by the shell).
+        case answered(CastMessage)
+        /// The authentication timeout passed without an answer: the check fails, and the connection
+        /// goes on (the policy decides whether that is acceptable).
+        case unanswered
+        /// The exchange cannot go on: the connection ended (with its cause), or the budget of
+        /// `start()` ran out before an answer came (`.timeout`).
+        case failed(CastChannelError)
     }
 
-    /// The wait for the answer is over (answered or timed out).
-    package mutating func deviceAuthWaitEnded() {
-        deviceAuthWaiter = nil
+    /// The device-authentication exchange in progress.
+    private struct DeviceAuthWait: Sendable {
+        var waiter: Types.AuthWaiter
+        /// When the wait ends without an answer.
+        var deadline: Duration
+        /// Whether `deadline` is the budget of `start()` (the wait's end fails `start()`), not the
+        /// authentication timeout (the wait's end fails only the check).
+        var isStartBudget: Bool
+        /// The start budget in full, for the message.
+        var budget: Duration
+    }
+
+    /// Whether a device-authentication exchange is in progress.
+    package var isAuthenticatingDevice: Bool { deviceAuth != nil }
+
+    /// Sends `challenge` (the first message on the connection) and waits for its answer with
+    /// `waiter`, at most until `deadline`: the earlier of the authentication timeout and the end of
+    /// the `start()` budget (`isStartBudget`, which is `budget` long), whichever the caller found first.
+    /// The exchange ends with ``Action/deviceAuthEnded(_:_:)`` when the answer comes, the deadline
+    /// passes (``deadlineReached(now:peer:)``) or the connection ends.
+    package mutating func startDeviceAuth(
+        challenge: CastMessage, waiter: Types.AuthWaiter, deadline: Duration, isStartBudget: Bool, budget: Duration
+    ) -> [Action] {
+        if let error = notRunningError { return [.deviceAuthEnded(waiter, .failed(error))] }
+        var actions: [Action] = []
+        if let earlier = deviceAuth {
+            actions.append(.deviceAuthEnded(earlier.waiter, .failed(CastChannelError(
+                code: .cancelled, message: "Another device-authentication exchange started"))))
+        }
+        deviceAuth = DeviceAuthWait(waiter: waiter, deadline: deadline, isStartBudget: isStartBudget, budget: budget)
+        actions.append(.send(challenge))
+        return actions + rearmDeadline()
+    }
+
+    /// The shell checked the answer: `status` is the outcome of device authentication.
+    package mutating func deviceAuthChecked(_ status: CastDeviceAuthStatus) -> [Action] {
+        deviceAuthStatus = status
+        return [.publish(.deviceAuthenticated(status))]
     }
 
     // MARK: - Requests
@@ -273,10 +321,25 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
         return actions
     }
 
-    /// The armed deadline was reached at `now`: fails the requests that are due.
+    /// The armed deadline was reached at `now`: fails the requests that are due, and ends a
+    /// device-authentication wait that is due.
     package mutating func deadlineReached(now: Duration, peer: String) -> [Action] {
         armedDeadline = nil
-        var actions: [Action] = tracker.removeExpired(at: now).map { id, entry in
+        var actions: [Action] = []
+        if let wait = deviceAuth, wait.deadline <= now {
+            deviceAuth = nil
+            if wait.isStartBudget {
+                // Nothing is left for GET_STATUS either: the device is not answering in time.
+                actions.append(.deviceAuthEnded(wait.waiter, .failed(CastChannelError(
+                    code: .timeout,
+                    message: "\(peer) did not answer the device-authentication challenge before the connection's request "
+                        + "timeout (\(wait.budget.castDescription), which covers device authentication and the first "
+                        + "GET_STATUS) ran out"))))
+            } else {
+                actions.append(.deviceAuthEnded(wait.waiter, .unanswered))
+            }
+        }
+        actions += tracker.removeExpired(at: now).map { id, entry in
             let message = "No reply to \(entry.label) (requestId \(id)) from \(peer) within "
                 + "\((entry.timeout ?? .zero).castDescription): the request's deadline passed while waiting for the device's answer"
             return .failRequest(entry.waiter, CastChannelError(code: .timeout, message: message))
@@ -289,7 +352,9 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
     /// armed wake-up finds nothing due and re-arms then (so the usual case, a new request due after
     /// the ones in flight, costs nothing).
     private mutating func rearmDeadline() -> [Action] {
-        guard isRunning, let earliest = tracker.earliestDeadline else { return [] }
+        let requests = tracker.earliestDeadline
+        let authentication = deviceAuth?.deadline
+        guard isRunning, let earliest = [requests, authentication].compactMap({ $0 }).min() else { return [] }
         if let armed = armedDeadline, armed <= earliest { return [] }
         armedDeadline = earliest
         return [.armDeadline(earliest)]
@@ -307,9 +372,9 @@ package struct ConnectionStateMachine<Types: ConnectionStateMachineTypes>: Senda
         else { return [] }
         switch message.namespace {
         case CastNamespace.deviceAuth.rawValue:
-            guard let waiter = deviceAuthWaiter else { return [] }
-            deviceAuthWaiter = nil
-            return [.answerDeviceAuth(waiter, message)]
+            guard let wait = deviceAuth else { return [] }
+            deviceAuth = nil
+            return [.deviceAuthEnded(wait.waiter, .answered(message))]
         case CastNamespace.heartbeat.rawValue:
             guard Self.envelope(of: message).type == "PING" else { return [] }
             // Answer with the ids swapped, whether the PING came from receiver-0 or Tr@n$p0rt-0.

@@ -117,8 +117,11 @@ public struct CastReceiverController: Sendable {
 
     static func status(from reply: CastChannelMessage) throws(CastChannelError) -> ReceiverStatus {
         try throwIfError(reply)
-        guard reply.type == "RECEIVER_STATUS", let status = try ReceiverStatus.read(from: reply) else {
+        guard reply.type == "RECEIVER_STATUS" else {
             throw CastChannelError(code: .malformedReply, message: "Expected RECEIVER_STATUS, got \(reply.type ?? "no type")", reply: reply.json)
+        }
+        guard let status = try ReceiverStatus.read(from: reply) else {
+            throw CastChannelError(code: .malformedReply, message: "The RECEIVER_STATUS reply's payload is not JSON text")
         }
         return status
     }

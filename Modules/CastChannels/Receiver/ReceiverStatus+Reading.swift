@@ -13,11 +13,16 @@ import Synchronization
 
 extension ReceiverStatus {
     /// Reads the RECEIVER_STATUS in `message`: from its bytes when the payload is text, else from its JSON.
-    /// - Returns: `nil` when the payload is not JSON.
-    /// - Throws: ``CastChannelError`` `.malformedReply`, as ``init(message:)`` throws it.
+    /// - Returns: `nil` when the payload is binary.
+    /// - Throws: ``CastChannelError`` `.malformedReply`, as ``init(message:)`` throws it, or naming what
+    ///   is wrong with a text payload that is not JSON (nested deeper than the parser allows, cut short…).
     package static func read(from message: CastChannelMessage) throws(CastChannelError) -> ReceiverStatus? {
         if let text = message.text, let status = ReceiverStatus(messageText: text) { return status }
-        guard let json = message.json else { return nil }
+        guard let json = message.json else {
+            guard let text = message.text, let failure = JSONValue.parseFailure(of: text) else { return nil }
+            throw CastChannelError(
+                code: .malformedReply, message: "\(message.type.map { "The \($0) message" } ?? "The message") is not valid JSON: \(failure)")
+        }
         return try ReceiverStatus(message: json)
     }
 

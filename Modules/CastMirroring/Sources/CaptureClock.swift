@@ -1,4 +1,4 @@
-public import CastStreaming
+import CastStreaming
 
 /// The session's clock as sources see it: time since the session started, which is what a frame's
 /// ``VideoFrame/captureTime`` and a chunk's ``AudioChunk/captureTime`` are counted in. The session maps

@@ -44,8 +44,9 @@ extension Wire {
 enum ReceiverAction: Sendable, Hashable {
     /// Write this message on that socket.
     case send(socket: Int, Envelope)
-    /// Close that socket (after writing what was queued before).
-    case close(socket: Int)
+    /// Close that socket (after writing what was queued before); `reason` says why, for the log
+    /// (a violation's kind, such as `heartbeatTimeout`, and what happened).
+    case close(socket: Int, reason: String)
     /// Fetch the content of a held media request, then call `ReceiverEngine.mediaFetchCompleted`.
     case fetch(MediaFetchPlan)
     /// Something went wrong on the device's side (not the sender's): for the receiver's log.

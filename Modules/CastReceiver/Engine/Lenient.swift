@@ -39,8 +39,12 @@ enum Lenient {
         }
     }
 
+    /// Integers: whole numbers below 2^63 in magnitude (a `Double` is exact only up to 2^53: larger ones
+    /// come back as the nearest one a `Double` holds, as a JavaScript receiver reads them), and strings
+    /// of decimal digits, exact over `Int`'s range.
     static func int(_ value: JSONValue) -> Int? {
-        guard let number = number(value), number.rounded() == number, abs(number) < 9.0e15 else { return nil }
+        if case .string(let text) = value, let exact = Int(text.trimmingCharacters(in: .whitespaces)) { return exact }
+        guard let number = number(value), number.rounded() == number, abs(number) < 9.2e18 else { return nil }
         return Int(number)
     }
 

@@ -6,6 +6,10 @@ import CastJSON
 /// runs a simulated playback clock (engine time passed in as `now`), and produces the messages a real
 /// device sends: MEDIA_STATUS (with only the previous, current and next queue items), QUEUE_CHANGE,
 /// QUEUE_ITEM_IDS, QUEUE_ITEMS and the error types of the reference.
+///
+/// A MEDIA_STATUS always fits one Cast message: one that would not is written again with less in it
+/// (``MediaStatusFit``: the current item alone, then no items, then no metadata or custom data), never
+/// sent too large (which would end the sender's connection, and every other sender's with it).
 struct MediaPlayerModel: Sendable {
     /// `supportedMediaCommands` of the current DMR without queue navigation (ALL_BASIC_MEDIA | STREAM_TRANSFER).
     static let baseCommands = 274_447
@@ -48,6 +52,9 @@ struct MediaPlayerModel: Sendable {
     /// and the end of the message), with what it was written from. A SEEK, PAUSE or PLAY changes the
     /// time and perhaps the player state but not the items and the media, which are most of the text.
     private(set) var statusTail: StatusTail?
+    /// The UTF-8 length of the sender id the next reply goes to (set by the engine before each request):
+    /// a status sent to one sender must fit a message with that destination id.
+    var replyDestinationLength = 8
 
     init(isBroken: @escaping @Sendable (String) -> Bool, seed: UInt64) {
         self.isBroken = isBroken
@@ -61,10 +68,17 @@ struct MediaPlayerModel: Sendable {
         ["type": "MEDIA_STATUS", "requestId": JSONValue(requestId), "status": .array(entries)]
     }
 
-    /// A MEDIA_STATUS for the current state (`status: []` without a media session).
+    /// A MEDIA_STATUS for the current state (`status: []` without a media session), as the reply to
+    /// one sender: it fits one message addressed to a sender id of ``replyDestinationLength`` bytes.
     func status(requestId: Int, at now: Duration, options: Int = 0) -> JSONValue {
         guard let session else { return mediaStatus(requestId: requestId, entries: []) }
-        return mediaStatus(requestId: requestId, entries: [entry(session, at: now, options: options)])
+        let limit = MediaStatusFit.textLimit(destinationLength: replyDestinationLength)
+        var reply = JSONValue.null
+        for fit in MediaStatusFit.allCases {
+            reply = mediaStatus(requestId: requestId, entries: [entry(session, at: now, options: options, fit: fit)])
+            if MediaStatusFit.fits(reply, limit: limit) { break }
+        }
+        return reply
     }
 
     /// The MEDIA_STATUS of ``status(requestId:at:options:)`` as a broadcast, written as text straight
@@ -77,28 +91,49 @@ struct MediaPlayerModel: Sendable {
 
     /// ``statusText(requestId:at:)``, reusing ``statusTail`` when it still matches and keeping the
     /// tail it wrote for the next status.
+    ///
+    /// A status that would not fit a broadcast (``MediaStatusFit``) is written again with less in it,
+    /// and no tail is kept for it.
     mutating func cachedStatusText(requestId: Int, at now: Duration) -> String {
         let written = writeStatus(requestId: requestId, at: now, reusing: statusTail, keepsTail: true)
-        statusTail = written.tail
-        return written.text
+        let limit = MediaStatusFit.broadcastTextLimit
+        if written.text.utf8.count <= limit {
+            statusTail = written.tail
+            return written.text
+        }
+        statusTail = nil
+        return fittedStatusText(requestId: requestId, at: now, limit: limit)
     }
 
     /// The text of ``status(requestId:at:options:)`` with `options` 0 (see ``statusBroadcast(requestId:at:)``),
-    /// written whole (no tail reused).
+    /// written whole (no tail reused), made to fit a broadcast.
     func statusText(requestId: Int, at now: Duration) -> String {
-        writeStatus(requestId: requestId, at: now, reusing: nil, keepsTail: false).text
+        let text = writeStatus(requestId: requestId, at: now, reusing: nil, keepsTail: false).text
+        let limit = MediaStatusFit.broadcastTextLimit
+        return text.utf8.count <= limit ? text : fittedStatusText(requestId: requestId, at: now, limit: limit)
+    }
+
+    /// The status written with the least left out that fits `limit` bytes (``MediaStatusFit``).
+    private func fittedStatusText(requestId: Int, at now: Duration, limit: Int) -> String {
+        var text = ""
+        for fit in MediaStatusFit.allCases.dropFirst() {
+            text = writeStatus(requestId: requestId, at: now, reusing: nil, keepsTail: false, fit: fit).text
+            if text.utf8.count <= limit { break }
+        }
+        return text
     }
 
     /// Writes the MEDIA_STATUS in sorted key order. The entry's members after `currentTime`, and the
     /// end of the message, are `reusing`'s text when it matches the state; otherwise they are written,
-    /// and returned as the new tail when `keepsTail`.
+    /// and returned as the new tail when `keepsTail`. `fit` says what is left out (a reused tail is
+    /// always a whole one).
     private func writeStatus(
-        requestId: Int, at now: Duration, reusing cached: StatusTail?, keepsTail: Bool
+        requestId: Int, at now: Duration, reusing cached: StatusTail?, keepsTail: Bool, fit: MediaStatusFit = .full
     ) -> (text: String, tail: StatusTail?) {
         var writer = JSONTextWriter(capacity: 512 + (session?.items.first?.text.count ?? 0) * 4)
         writer.beginObject()
         writer.key("requestId")
-        writer.number(Double(requestId))
+        writer.integer(requestId)
         writer.key("status")
         writer.beginArray()
         guard let session else {
@@ -124,14 +159,16 @@ struct MediaPlayerModel: Sendable {
         writer.key("currentTime")
         writer.number(session.currentTime(at: now))
         let commands = supportedCommands(session)
-        if let cached, cached.matches(session, supportedCommands: commands, volumeLevel: volumeLevel, isMuted: isMuted) {
+        if fit == .full, let cached,
+            cached.matches(session, supportedCommands: commands, volumeLevel: volumeLevel, isMuted: isMuted)
+        {
             // The rest of the entry, and the end of the message, as the previous status had them.
             writer.raw(cached.text)
             return (writer.text, cached)
         }
         let tailStart = writer.count
-        writeTail(session, supportedCommands: commands, into: &writer)
-        let tail = keepsTail
+        writeTail(session, supportedCommands: commands, fit: fit, into: &writer)
+        let tail = keepsTail && fit == .full
             ? StatusTail(text: writer.bytes(from: tailStart), session: session, supportedCommands: commands,
                          volumeLevel: volumeLevel, isMuted: isMuted)
             : nil
@@ -139,22 +176,36 @@ struct MediaPlayerModel: Sendable {
     }
 
     /// The entry's members after `currentTime` in sorted key order, the end of the entry and the end
-    /// of the message (the tail ``StatusTail`` keeps).
-    private func writeTail(_ session: MediaSessionState, supportedCommands: Int, into writer: inout JSONTextWriter) {
-        if let customData = session.customData {
+    /// of the message (the tail ``StatusTail`` keeps), with what `fit` leaves out left out.
+    private func writeTail(
+        _ session: MediaSessionState, supportedCommands: Int, fit: MediaStatusFit = .full, into writer: inout JSONTextWriter
+    ) {
+        if let customData = session.customData, fit.keepsCustomData {
             writer.key("customData")
             writer.value(customData)
         }
         let index = session.currentIndex
-        writer.key("items")
-        writer.beginArray()
-        for item in session.items[session.statusWindow(around: index)] {
-            writer.element()
-            writer.raw(item.text)
+        if let window = fit.items(around: index, in: session) {
+            writer.key("items")
+            writer.beginArray()
+            for item in session.items[window] {
+                writer.element()
+                writer.raw(item.text)
+            }
+            writer.endArray()
         }
-        writer.endArray()
-        writer.key("media")
-        writer.raw(session.items[index].mediaText)
+        switch fit {
+        case .full, .currentItem, .noItems:
+            writer.key("media")
+            writer.raw(session.items[index].mediaText)
+        case .noMetadata:
+            var media = session.items[index].media
+            media["metadata"] = nil
+            writer.key("media")
+            writer.value(.object(media))
+        case .bare:
+            break
+        }
         writer.key("mediaSessionId")
         writer.number(Double(session.mediaSessionId))
         writer.key("playbackRate")
@@ -165,7 +216,7 @@ struct MediaPlayerModel: Sendable {
             writer.key("preloadedItemId")
             writer.number(Double(preloaded))
         }
-        if var queueData = session.queueData {
+        if var queueData = session.queueData, fit.keepsCustomData {
             queueData["repeatMode"] = .string(session.repeatMode.rawValue)
             writer.key("queueData")
             writer.value(.object(queueData))
@@ -197,8 +248,8 @@ struct MediaPlayerModel: Sendable {
         return commands
     }
 
-    /// The status entry of a live session.
-    func entry(_ session: MediaSessionState, at now: Duration, options: Int = 0) -> JSONValue {
+    /// The status entry of a live session, with what `fit` leaves out left out.
+    func entry(_ session: MediaSessionState, at now: Duration, options: Int = 0, fit: MediaStatusFit = .full) -> JSONValue {
         var members: [String: JSONValue] = [
             "mediaSessionId": JSONValue(session.mediaSessionId),
             "playbackRate": JSONValue(session.playbackRate),
@@ -210,18 +261,18 @@ struct MediaPlayerModel: Sendable {
             "currentItemId": JSONValue(session.currentItemId),
         ]
         var media = session.currentItem.media
-        if options & Self.noMetadata != 0 { media["metadata"] = nil }
-        members["media"] = .object(media)
-        if options & Self.noQueueItems == 0 {
-            members["items"] = .array(session.items[session.statusWindow].map(\.json))
+        if options & Self.noMetadata != 0 || fit >= .noMetadata { media["metadata"] = nil }
+        if fit != .bare { members["media"] = .object(media) }
+        if options & Self.noQueueItems == 0, let window = fit.items(around: session.currentIndex, in: session) {
+            members["items"] = .array(session.items[window].map(\.json))
         }
         if let active = session.activeTrackIds { members["activeTrackIds"] = .array(active.map { JSONValue($0) }) }
         if let preloaded = session.preloadedItemId { members["preloadedItemId"] = JSONValue(preloaded) }
-        if var queueData = session.queueData {
+        if var queueData = session.queueData, fit.keepsCustomData {
             queueData["repeatMode"] = .string(session.repeatMode.rawValue)
             members["queueData"] = .object(queueData)
         }
-        if let customData = session.customData { members["customData"] = customData }
+        if let customData = session.customData, fit.keepsCustomData { members["customData"] = customData }
         return .object(members)
     }
 

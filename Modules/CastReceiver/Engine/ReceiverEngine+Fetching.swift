@@ -13,7 +13,9 @@ extension ReceiverEngine {
             let outputs = app?.media?.fetchCompleted(
                 token: token, failure: failure, durations: durations, seekability: seekability, now: now)
         else { return drain() }
-        deliver(outputs, from: running, namespace: Wire.media, requester: requester)
+        exactRequestId = requester.exactRequestId
+        defer { exactRequestId = nil }
+        deliver(outputs, from: running, namespace: Wire.media, requester: (requester.socket, requester.sender))
         advanceMediaIfDue(now: now)
         return drain()
     }

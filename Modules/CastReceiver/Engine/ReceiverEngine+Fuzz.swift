@@ -86,6 +86,13 @@ import Foundation
             switch action {
             case .send(let socket, let envelope):
                 guard open.contains(socket) else { fatalError("a message to closed socket \(socket): \(envelope)") }
+                // The media app's statuses always fit a frame, whatever was loaded (a too-large one used to
+                // end every sender's connection).
+                if envelope.namespace == Wire.media, envelope.destinationId == Wire.broadcastId,
+                    envelope.encodedSize > CastFrame.maxBodySize
+                {
+                    fatalError("a media broadcast of \(envelope.encodedSize) bytes, too large for a Cast frame")
+                }
                 if envelope.encodedSize <= CastFrame.maxBodySize {
                     guard let decoded = try? CastMessage(body: envelope.serializedBody()), decoded == envelope else {
                         fatalError("the device sent a message that does not decode as itself: \(envelope)")
@@ -99,7 +106,7 @@ import Foundation
                 case .binary:
                     guard envelope.namespace == Wire.deviceAuth else { fatalError("a binary message on \(envelope.namespace)") }
                 }
-            case .close(let socket):
+            case .close(let socket, _):
                 open.remove(socket)
             case .fetch, .warn, .openStreamingPort, .closeStreamingPort, .sendDatagram, .mirroring:
                 break

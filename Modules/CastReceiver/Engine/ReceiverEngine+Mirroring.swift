@@ -11,7 +11,7 @@ extension ReceiverEngine {
             case .reply(let json, let sender):
                 actions.append(send(json, from: address.transportId, to: sender.id, namespace: Wire.webrtc, socket: sender.socket))
             case .violation(let kind, let message, let request, let sender):
-                violations.append(CastReceiverViolation(
+                keep(CastReceiverViolation(
                     kind: kind, message: message, connection: sender?.socket ?? 0,
                     namespace: kind == .malformedPacket || kind == .flood ? "udp" : Wire.webrtc,
                     sourceId: sender?.id, destinationId: address.transportId,

@@ -42,9 +42,10 @@ extension ReceiverEngine {
         guard let (type, fields) = parseTyped(message, socket: socket),
             let requestId = requestId(fields, message, socket: socket)
         else { return }
+        let exact = exactRequestId
         let reply = { (json: JSONValue) -> ReceiverAction in
             .send(socket: socket, Envelope(sourceId: Wire.platformId, destinationId: message.sourceId,
-                                           namespace: Wire.receiver, json: json))
+                                           namespace: Wire.receiver, payload: .string(Self.replyText(json, exactRequestId: exact))))
         }
         do throws(RequestFailure) {
             switch type {

@@ -4,6 +4,8 @@ extension ReceiverEngine {
     /// Handles one message a sender's socket delivered at `now`.
     mutating func receive(_ message: Envelope, from socket: Int, now: Duration) -> [ReceiverAction] {
         runTimersBeforeInput(now: now)
+        exactRequestId = nil
+        defer { exactRequestId = nil }
         // In place, found once: copying the socket's state out and storing it back hashed the socket twice.
         guard let slot = sockets.index(forKey: socket) else { return drain() }
         sockets.values[slot].noteInbound(
@@ -55,11 +57,15 @@ extension ReceiverEngine {
     }
 
     /// The `requestId` of a request, or a recorded violation (real devices ignore such requests).
+    ///
+    /// Any integer `Int` holds is accepted, 64-bit ids included: one past ±2^53 is read from its digits
+    /// and kept in ``exactRequestId``, so that the replies carry it exactly.
     mutating func requestId(_ fields: RequestFields, _ message: Envelope, socket: Int) -> Int? {
-        guard let id = fields["requestId"].flatMap(Lenient.int) else {
+        guard let id = fields.exactRequestId ?? fields["requestId"].flatMap(Lenient.int) else {
             record(.missingRequestId, "request without an integer requestId; ignored", socket: socket, envelope: message)
             return nil
         }
+        if id.magnitude > 1 << 53 { exactRequestId = id }
         return id
     }
 
@@ -100,6 +106,11 @@ extension ReceiverEngine {
                                     namespace: Wire.connection, socket: socket))
                 return
             }
+            let limit = settings.maximumVirtualConnections
+            if let state = sockets[socket], state.connections[connection] == nil, state.connections.count >= limit {
+                refuseConnect(message, socket: socket, limit: limit)
+                return
+            }
             sockets[socket]?.connections[connection] = .object(fields.members)
             if let version = negotiatedVersion(fields) {
                 actions.append(send(["type": "CONNECTED", "protocolVersion": JSONValue(version)],
@@ -111,6 +122,23 @@ extension ReceiverEngine {
         default:
             record(.unexpectedMessage, "connection message of type \(type); dropped", socket: socket, envelope: message)
         }
+    }
+
+    /// A CONNECT past the socket's limit of virtual connections: answered CLOSE and recorded; a socket
+    /// that keeps trying (as many refusals as the limit) is closed, so a flood of CONNECTs with new ids
+    /// costs a bounded amount of work and no memory.
+    private mutating func refuseConnect(_ message: Envelope, socket: Int, limit: Int) {
+        sockets[socket]?.refusedConnects += 1
+        let refused = sockets[socket]?.refusedConnects ?? 0
+        record(.tooManyVirtualConnections,
+               "CONNECT past the limit of \(limit) virtual connections per socket; closed" + (refused >= limit ? ", and the socket too" : ""),
+               socket: socket, envelope: message)
+        actions.append(send(["type": "CLOSE"], from: message.destinationId, to: message.sourceId,
+                            namespace: Wire.connection, socket: socket))
+        guard refused >= limit else { return }
+        sockets[socket] = nil
+        actions.append(.close(socket: socket, reason: "\(CastReceiverViolation.Kind.tooManyVirtualConnections): "
+            + "\(refused) CONNECTs past the limit of \(limit) virtual connections"))
     }
 
     /// The highest protocol version (0…3) offered by a CONNECT, when it offers any.
@@ -157,6 +185,16 @@ extension ReceiverEngine {
             guard app?.media != nil, let (type, fields) = parseTyped(message, socket: socket),
                 let requestId = requestId(fields, message, socket: socket)
             else { return }
+            // An item no MEDIA_STATUS could report whole is refused before anything changes.
+            if let problem = MediaStatusFit.refusal(of: type, request: fields) {
+                var failure = RequestFailure.invalidParams
+                failure.extra["customData"] = ["message": .string("\(type) refused: \(problem)")]
+                record(.refusedRequest, "answered INVALID_REQUEST (INVALID_PARAMS): \(problem)", socket: socket, envelope: message)
+                actions.append(send(failure.message(requestId: requestId), from: running.transportId, to: message.sourceId,
+                                    namespace: Wire.media, socket: socket))
+                return
+            }
+            app!.media!.replyDestinationLength = message.sourceId.utf8.count
             // In place: the player is most of the running app, and copying it out and back cost every
             // command a few thousand instructions.
             let outputs = app!.media!.handle(type: type, request: fields, requestId: requestId, now: now)
@@ -197,11 +235,17 @@ extension ReceiverEngine {
     /// A reply to a request carries the request's `requestId`: when the request is a JSON object with
     /// a `requestId` and the reply a JSON object without one, the id is added (senders match replies
     /// by it and would otherwise wait for their timeout).
+    /// A `requestId` past 2^53 is carried with all its digits, read again from the request's text.
     static func carryingRequestId(_ reply: String, of request: CastReceiverAppMessage) -> String {
         guard let requestId = request.json?["requestId"], requestId != .null,
             case .object(var members) = (try? JSONValue(parsing: reply)) ?? .null, members["requestId"] == nil
         else { return reply }
         members["requestId"] = requestId
+        if case .number(let number) = requestId, number.magnitude > 0x1p53,
+            let exact = RequestFields.object(inJSON: request.text)?.exactRequestId
+        {
+            return JSONValue.object(members).serialized(settingInteger: "requestId", to: exact)
+        }
         return JSONValue.object(members).serialized()
     }
 }

@@ -28,6 +28,9 @@ struct ReceiverEngine: Sendable {
         var mirroring = CastReceiverMirroring()
         /// The wall clock at engine time zero, for the NTP times of RTCP reports.
         var ntpTimeline = NTPTimeline(local: .zero, wallClock: .zero)
+        /// The most virtual connections one socket may hold. A sender needs two or three (the platform,
+        /// an app, perhaps a second app or sender id); a device refuses more, and each costs memory.
+        var maximumVirtualConnections = 16
 
         init() {}
 
@@ -54,8 +57,11 @@ struct ReceiverEngine: Sendable {
     }
 
     struct SocketState: Sendable {
-        /// Open virtual connections, with the CONNECT message that opened each.
+        /// Open virtual connections, with the CONNECT message that opened each (at most
+        /// ``Settings/maximumVirtualConnections``).
         var connections: [VirtualConnection: JSONValue] = [:]
+        /// CONNECTs refused because the socket held the most virtual connections it may.
+        var refusedConnects = 0
         var lastInbound: Duration
         /// When the next receiver PING is due; `nil` until the socket is past device authentication.
         var nextPing: Duration?
@@ -143,13 +149,23 @@ struct ReceiverEngine: Sendable {
     var volumeLevel: Double
     var isMuted = false
     var members: [CastReceiverGroupMember]
-    var violations: [CastReceiverViolation] = []
+    /// The newest ``maximumViolations`` violations, in order.
+    private(set) var violations: [CastReceiverViolation] = []
+    /// How many violations were recorded in all (some may have left ``violations`` since).
+    private(set) var violationCount = 0
+    /// The most violations kept: a sender that keeps misbehaving cannot make the record grow for ever.
+    static let maximumViolations = 10_000
     private var mediaSeed: SplitMix64
     var actions: [ReceiverAction] = []
     /// How many mirroring sessions this device has started (to number them).
     var mirroringCount = 0
-    /// Who sent each media request held for fetching, by app session and token.
-    var fetchRequesters: [FetchKey: (socket: Int, sender: String)] = [:]
+    /// Who sent each media request held for fetching, by app session and token, with the request's
+    /// `requestId` when it is past 2^53 (see ``exactRequestId``).
+    var fetchRequesters: [FetchKey: (socket: Int, sender: String, exactRequestId: Int?)] = [:]
+    /// The `requestId` of the request being handled, when it lies past ±2^53: replies carry it with
+    /// all its digits (``replyText(_:exactRequestId:)``) where a `Double` in a JSON tree would round
+    /// it. `nil` for every usual id, which the trees hold exactly. Set while one message is handled.
+    var exactRequestId: Int?
 
     struct FetchKey: Sendable, Hashable {
         var sessionId: String
@@ -246,7 +262,7 @@ struct ReceiverEngine: Sendable {
         guard sockets[socket] != nil else { return [] }
         record(.invalidFrame, reason, socket: socket)
         sockets[socket] = nil
-        actions.append(.close(socket: socket))
+        actions.append(.close(socket: socket, reason: "\(CastReceiverViolation.Kind.invalidFrame): \(reason)"))
         return drain()
     }
 
@@ -262,9 +278,17 @@ struct ReceiverEngine: Sendable {
         case .binary(let data): request = "<\(data.count) bytes>"
         case nil: request = nil
         }
-        violations.append(CastReceiverViolation(
+        keep(CastReceiverViolation(
             kind: kind, message: message, connection: socket, namespace: envelope?.namespace,
             sourceId: envelope?.sourceId, destinationId: envelope?.destinationId, request: request))
+    }
+
+    /// Adds a violation to the bounded record and counts it.
+    mutating func keep(_ violation: CastReceiverViolation) {
+        // Past the bound, the oldest tenth goes at once (not one per violation: that would move the whole record each time).
+        if violations.count >= Self.maximumViolations { violations.removeFirst(Self.maximumViolations / 10) }
+        violations.append(violation)
+        violationCount += 1
     }
 
     /// Error types with which a receiver refuses a request (LOAD_FAILED and LOAD_CANCELLED are not
@@ -281,12 +305,27 @@ struct ReceiverEngine: Sendable {
     }
 
     func send(_ json: JSONValue, from source: String, to destination: String, namespace: String, socket: Int) -> ReceiverAction {
-        .send(socket: socket, Envelope(sourceId: source, destinationId: destination, namespace: namespace, json: json))
+        .send(socket: socket, Envelope(sourceId: source, destinationId: destination, namespace: namespace,
+                                       payload: .string(replyText(json))))
+    }
+
+    /// The text of a message the receiver sends: `json` serialized, with a `requestId` that stands for
+    /// `exactRequestId` (the request's, by default the one being handled) written with all its digits.
+    func replyText(_ json: JSONValue, exactRequestId: Int? = nil) -> String {
+        Self.replyText(json, exactRequestId: exactRequestId ?? self.exactRequestId)
+    }
+
+    /// ``replyText(_:exactRequestId:)`` with the request's id given.
+    static func replyText(_ json: JSONValue, exactRequestId: Int?) -> String {
+        guard let exact = exactRequestId, case .number(let number)? = json["requestId"], number == Double(exact) else {
+            return json.serialized()
+        }
+        return json.serialized(settingInteger: "requestId", to: exact)
     }
 
     /// Queues `json` for every socket holding a virtual connection to `local`, addressed to `*`.
     mutating func broadcast(_ json: JSONValue, from local: String, namespace: String) {
-        broadcast(text: json.serialized(), from: local, namespace: namespace)
+        broadcast(text: replyText(json), from: local, namespace: namespace)
     }
 
     /// Queues `text` (JSON) for every socket holding a virtual connection to `local`, addressed to `*`.
@@ -348,7 +387,7 @@ struct ReceiverEngine: Sendable {
             if state.silenceDeadline(settings.heartbeat.silenceTimeout) <= now {
                 record(.heartbeatTimeout, "no message for \(settings.heartbeat.silenceTimeout); socket closed", socket: socket)
                 sockets[socket] = nil
-                actions.append(.close(socket: socket))
+                actions.append(.close(socket: socket, reason: "\(CastReceiverViolation.Kind.heartbeatTimeout): no message for \(settings.heartbeat.silenceTimeout)"))
                 continue
             }
             if let due = state.nextPing, due <= now {
@@ -378,11 +417,15 @@ struct ReceiverEngine: Sendable {
                 broadcast(text: text, from: app.transportId, namespace: namespace)
             case .fetch(var plan):
                 plan.sessionId = app.sessionId
-                if let requester { fetchRequesters[FetchKey(sessionId: app.sessionId, token: plan.token)] = requester }
+                if let requester {
+                    fetchRequesters[FetchKey(sessionId: app.sessionId, token: plan.token)] = (requester.socket, requester.sender, exactRequestId)
+                }
                 actions.append(.fetch(plan))
             case .pendingReply(let token, let json):
                 guard let held = fetchRequesters.removeValue(forKey: FetchKey(sessionId: app.sessionId, token: token)) else { continue }
-                actions.append(send(json, from: app.transportId, to: held.sender, namespace: namespace, socket: held.socket))
+                actions.append(.send(socket: held.socket, Envelope(
+                    sourceId: app.transportId, destinationId: held.sender, namespace: namespace,
+                    payload: .string(replyText(json, exactRequestId: held.exactRequestId)))))
             }
         }
     }

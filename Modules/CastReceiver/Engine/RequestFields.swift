@@ -38,6 +38,9 @@ struct RequestFailure: Error, Sendable, Hashable {
 struct RequestFields: Sendable {
     private var names: [String]
     private var values: [JSONValue]
+    /// The `requestId` as written, when it is an integer literal within `Int`'s range: exact over 64
+    /// bits, where ``subscript(_:)`` holds a `Double` (exact only up to 2^53).
+    private(set) var exactRequestId: Int?
 
     init(_ members: [String: JSONValue]) {
         names = Array(members.keys)
@@ -66,13 +69,40 @@ struct RequestFields: Sendable {
                 fields.values.reserveCapacity(8)
                 var more = try reader.beginObject()
                 while more {
-                    fields.names.append(try reader.readKey().string)
-                    fields.values.append(try reader.readValue())
+                    let name = try reader.readKey().string
+                    fields.names.append(name)
+                    if name == "requestId" {
+                        // Its digits as written: a 64-bit id is echoed exactly (a repeated one: the last).
+                        let mark = reader.mark()
+                        fields.values.append(try reader.readValue())
+                        fields.exactRequestId = Self.integer(reader.bytes(of: reader.span(from: mark)))
+                    } else {
+                        fields.values.append(try reader.readValue())
+                    }
                     more = try reader.endMember()
                 }
                 return fields
             }
         } ?? nil
+    }
+
+    /// The integer an integer literal (`-`, then digits) stands for, when `Int` holds it exactly; `nil`
+    /// for anything else (a fraction, an exponent, a string, a number past `Int`'s range).
+    static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 20 else { return nil }
+        var digits = bytes[...]
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        var magnitude: UInt64 = 0
+        for digit in digits {
+            let (times, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            magnitude = sum
+        }
+        if negative { return magnitude <= UInt64(Int.max) + 1 ? Int(truncatingIfNeeded: 0 &- magnitude) : nil }
+        return magnitude <= UInt64(Int.max) ? Int(magnitude) : nil
     }
 
     /// The value of the member `name` (its last occurrence), `null` included.

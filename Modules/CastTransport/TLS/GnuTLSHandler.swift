@@ -245,6 +245,7 @@ package final class GnuTLSHandler: ChannelDuplexHandler {
         // What GnuTLS wrote while reading (our answer to a KeyUpdate request, a refusal to
         // renegotiate) goes out now, not with our next message.
         writeCiphertext(context: context)
+        if plaintext.readableBytes == 0, session.handledRecordWithoutData { acknowledgeNow(context: context) }
         if plaintext.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(plaintext)) }
         if step == .closeNotify {
             context.fireUserInboundEventTriggered(GnuTLSCloseNotifyReceived())
@@ -253,6 +254,29 @@ package final class GnuTLSHandler: ChannelDuplexHandler {
             }
         }
     }
+
+    /// Acknowledges what arrived at once (Linux `TCP_QUICKACK`) instead of after the delayed-ACK timer.
+    ///
+    /// A read that brought only records without application data (TLS 1.3 session tickets after the
+    /// handshake, a KeyUpdate) leaves us nothing to answer, so the kernel delays its ACK (40 ms on
+    /// Linux); a peer with Nagle's algorithm on (an OpenSSL device writing each record with its own
+    /// send, a device's own stack) holds its next small write, the reply to our request, until that
+    /// ACK. `castctl status` took 40 ms longer over TLS 1.3 than over TLS 1.2 against such a peer.
+    private func acknowledgeNow(context: ChannelHandlerContext) {
+        #if os(Linux)
+        try? context.channel.syncOptions?.setOption(Self.quickAck, value: 1)
+        #endif
+    }
+
+    /// Sends a TLS 1.3 KeyUpdate now, asking for the peer's when `requestingPeers`: for tests of how a
+    /// peer handles a record without application data. On the channel's event loop, after the handshake.
+    package func updateKeys(requestingPeers: Bool, context: ChannelHandlerContext) {
+        session.updateKeys(requestingPeers: requestingPeers)
+        writeCiphertext(context: context)
+    }
+
+    /// `TCP_QUICKACK` (12 on Linux; Glibc's module does not export it).
+    static let quickAck = ChannelOptions.tcpOption(NIOBSDSocket.Option(rawValue: 12))
 
     /// The peer's byte stream ended: let GnuTLS decide whether that was clean.
     private func endOfInput(context: ChannelHandlerContext) {

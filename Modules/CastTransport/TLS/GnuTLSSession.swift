@@ -39,6 +39,10 @@ final class GnuTLSSession {
     private var pulledBytes = 0
     /// The peer's KeyUpdate asked for ours (TLS 1.3); answered after the record call returns.
     private var peerRequestedKeyUpdate = false
+    /// Whether the last ``receive(into:)`` handled a record that carries no application data (a TLS 1.3
+    /// NewSessionTicket or KeyUpdate, a warning alert): the peer may be holding its next write until
+    /// that record is acknowledged.
+    private(set) var handledRecordWithoutData = false
 
     init(side: Side, credentials: GnuTLSCertificateCredentials, allocator: ByteBufferAllocator) throws(TLSError) {
         try GnuTLSLibrary.ensureInitialized()
@@ -219,6 +223,7 @@ final class GnuTLSSession {
     /// - Throws: ``TLSError`` (``TLSError/Code/uncleanShutdown`` when the stream ended without `close_notify`).
     func receive(into output: inout ByteBuffer) throws(TLSError) -> Step {
         defer { answerKeyUpdateRequest() }
+        handledRecordWithoutData = false
         while true {
             var result = 0
             let progress = startCall()
@@ -230,7 +235,11 @@ final class GnuTLSSession {
             if result == 0 { return .closeNotify }
             let code = Int32(result)
             if code == castor_gnutls_e_again() || code == castor_gnutls_e_interrupted() {
-                if mayHaveMore(since: progress) { continue }
+                if mayHaveMore(since: progress) {
+                    // Progress without plaintext: a record without application data was handled.
+                    handledRecordWithoutData = true
+                    continue
+                }
                 return .wantsMoreData
             }
             if code == castor_gnutls_e_rehandshake() {
@@ -274,6 +283,12 @@ final class GnuTLSSession {
         guard peerRequestedKeyUpdate else { return }
         peerRequestedKeyUpdate = false
         _ = gnutls_session_key_update(session, 0)
+    }
+
+    /// Queues a KeyUpdate (TLS 1.3), asking for the peer's own when `requestingPeers` (taken with
+    /// ``takeCiphertext()``): for tests of how the other side handles one.
+    func updateKeys(requestingPeers: Bool) {
+        _ = gnutls_session_key_update(session, requestingPeers ? 1 : 0)
     }
 
     /// Queues a `close_notify` alert (our side will send no more data).

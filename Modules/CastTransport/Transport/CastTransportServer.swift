@@ -10,8 +10,10 @@ import Synchronization
 /// What one sender may cost is bounded (see ``Limits``): a deadline from accept to the finished
 /// handshake, a cap on bytes queued for a sender that does not read (reading from it stops, and it
 /// is dropped if it stays over), a cap on decoded messages not yet taken from ``CastTransport/inbound``
-/// (reading stops until they are), and a pause in accepting while few file descriptors are left or
-/// when accept fails (descriptors exhausted) instead of a busy loop.
+/// (reading stops until they are), and admission under descriptor pressure: while few file descriptors
+/// are left, a connection that has not finished its TLS handshake is closed for each new one accepted
+/// (idle ones first, then those of the busiest peer address, then the oldest; never one that finished
+/// its handshake), and accepting pauses only when there is none (or when accept fails), instead of a busy loop.
 ///
 /// ```swift
 /// let server = try await CastTransportServer.start(host: "127.0.0.1", port: 0,
@@ -22,7 +24,8 @@ public final class CastTransportServer: Sendable {
     /// Bounds on what one accepted sender may cost the server.
     public struct Limits: Sendable, Hashable {
         /// From TCP accept to the finished TLS handshake; past it the connection is closed
-        /// (``CastTransportError/Code/handshakeTimeout``). Measured on the server's clock.
+        /// (``CastTransportError/Code/handshakeTimeout``), or earlier when the server runs short of
+        /// descriptors (``CastTransportError/Code/evicted``, see ``descriptorReserve``). Measured on the server's clock.
         public var handshakeTimeout: Duration
         /// Bytes waiting to be written to one sender before reading from it stops.
         public var maximumUnsentBytes: Int
@@ -39,7 +42,11 @@ public final class CastTransportServer: Sendable {
         ///
         /// Before each accept the server counts the descriptor numbers still free below the
         /// process's soft `RLIMIT_NOFILE` (Linux: `/proc/self/fd`); when no more than this many are,
-        /// it stops accepting (``Event/acceptPaused(freeDescriptors:reserve:backoff:)``). While it
+        /// it makes room first: it closes one accepted connection that has not finished its TLS handshake
+        /// (an idle one before one that spoke, one of the peer address holding the most before another,
+        /// the oldest before a newer; none the server has not read yet: ``CastTransportError/Code/evicted``), so that idle connections
+        /// held open cannot keep a sender out. A connection that finished its handshake is never closed
+        /// for room. With none to close, it stops accepting (``Event/acceptPaused(freeDescriptors:reserve:backoff:)``). While it
         /// accepts it also holds this many more descriptors open (on `/dev/null`), and gives them
         /// back when it pauses, so the process gets room even when something else took the
         /// descriptors or the limit was lowered under it (then accept fails: ``Event/acceptFailed(error:backoff:)``).
@@ -179,6 +186,7 @@ public final class CastTransportServer: Sendable {
         let clock = TransportClock(clock)
         let backoff = limits.acceptBackoff
         let reserve = limits.descriptorReserve
+        let pending = PendingHandshakes(now: clock.elapsed)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: backlog)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -187,7 +195,7 @@ public final class CastTransportServer: Sendable {
             .serverChannelInitializer { server in
                 server.eventLoop.makeCompletedFuture {
                     try server.pipeline.syncOperations.addHandler(AcceptPauseHandler(
-                        backoff: backoff, reserve: reserve, freeDescriptors: DescriptorTable.freeDescriptors
+                        backoff: backoff, reserve: reserve, freeDescriptors: DescriptorTable.freeDescriptors, pending: pending
                     ) { event in
                         events.continuation.yield(event)
                     })
@@ -198,7 +206,7 @@ public final class CastTransportServer: Sendable {
                                 value: .init(low: max(1, limits.maximumUnsentBytes / 2), high: max(1, limits.maximumUnsentBytes)))
             .childChannelInitializer { child in
                 child.eventLoop.makeCompletedFuture {
-                    try accept(child, credentials: credentials, limits: limits, clock: clock,
+                    try accept(child, credentials: credentials, limits: limits, clock: clock, pending: pending,
                                deliver: deliver, events: events.continuation)
                 }
             }
@@ -212,21 +220,34 @@ public final class CastTransportServer: Sendable {
                                    connections: connections, events: events)
     }
 
-    /// Sets up one accepted connection (on its event loop): the pipeline and the handshake deadline.
+    /// Sets up one accepted connection (on its event loop): the pipeline, the handshake deadline, and
+    /// its entry among the pending handshakes (for eviction under descriptor pressure).
     private static func accept(
-        _ child: any Channel, credentials: TLSCredentials, limits: Limits, clock: TransportClock,
+        _ child: any Channel, credentials: TLSCredentials, limits: Limits, clock: TransportClock, pending: PendingHandshakes,
         deliver: @escaping @Sendable (any CastTransport) -> Void, events: AsyncStream<Event>.Continuation
     ) throws {
         let peer = child.remoteAddress.map(TLSCastTransport.describe) ?? "unknown peer"
         let core = ChannelTransportCore(inboundLimit: limits.maximumQueuedInboundBytes)
-        let gate = ReadGateHandler(core: core, unsentLimit: .init(
-            bytes: limits.maximumUnsentBytes, timeout: limits.unsentBytesTimeout, clock: clock,
-            report: { paused in
-                events.yield(paused ? .readingPaused(peer: peer, unsentBytesLimit: limits.maximumUnsentBytes) : .readingResumed(peer: peer))
-            }))
-        let (_, handshake) = try child.addCastHandlers(role: .server(credentials), core: core, gate: gate)
-        // Whichever settles first, on the event loop: the handshake or its deadline.
+        // Whichever settles first, on the event loop: the handshake, its deadline, or an eviction.
         let settled = HandshakeOutcome()
+        // Admitted among the pending handshakes at accept, on the listener's loop (AcceptPauseHandler),
+        // before this setup ran on the connection's loop; a listener without one admits it here.
+        let channelID = ObjectIdentifier(child)
+        let token = pending.token(for: channelID)
+            ?? pending.admitted(host: child.remoteAddress?.ipAddress ?? peer, channel: channelID) { Self.evict(child, pending: pending) }
+        child.closeFuture.whenComplete { _ in pending.closed(channelID) }
+        // A candidate for eviction only once its loop has had a turn to read it (the setup runs first, the
+        // first read in the loop's next turn): a ClientHello that came with the TCP handshake is seen first.
+        child.eventLoop.execute { child.eventLoop.execute { pending.ready(token) } }
+        let gate = ReadGateHandler(
+            core: core,
+            unsentLimit: .init(
+                bytes: limits.maximumUnsentBytes, timeout: limits.unsentBytesTimeout, clock: clock,
+                report: { paused in
+                    events.yield(paused ? .readingPaused(peer: peer, unsentBytesLimit: limits.maximumUnsentBytes) : .readingResumed(peer: peer))
+                }),
+            firstBytes: { pending.heard(token) })
+        let (_, handshake) = try child.addCastHandlers(role: .server(credentials), core: core, gate: gate)
         let deadline = clock.elapsed() + limits.handshakeTimeout
         let watchdog = Task {
             do { try await clock.sleepUntil(deadline) } catch { return }
@@ -242,13 +263,31 @@ public final class CastTransportServer: Sendable {
         }
         handshake.whenComplete { result in
             watchdog.cancel()
+            let evicted = pending.wasEvicted(token)
+            pending.left(token)
             guard settled.settle() else { return }
             switch result {
             case .success(let completed):
                 deliver(TLSCastTransport(channel: child, core: core, handshake: completed))
             case .failure(let error):
+                if evicted {
+                    core.record(CastTransportError(
+                        code: .evicted,
+                        message: "\(peer) had not finished the TLS handshake when the server ran short of file descriptors; "
+                            + "closed to admit another connection"))
+                }
                 events.yield(.handshakeFailed(peer: peer, error: core.closeReason ?? ChannelTransportCore.transportError(from: error)))
             }
+        }
+    }
+
+    /// Closes a connection chosen for eviction (see ``PendingHandshakes``), on its event loop; its
+    /// handshake then fails, and its setup reports ``CastTransportError/Code/evicted``.
+    static func evict(_ child: any Channel, pending: PendingHandshakes) {
+        child.eventLoop.execute {
+            let closed = child.eventLoop.makePromise(of: Void.self)
+            closed.futureResult.whenComplete { _ in pending.evictionClosed() }
+            child.close(promise: closed)
         }
     }
 
@@ -315,9 +354,14 @@ package final class AcceptPauseHandler: ChannelDuplexHandler {
     private let backoffDuration: Duration
     private let reserve: Int
     private let freeDescriptors: () -> Int?
+    /// The server's connections that have not finished their handshake: closed one by one to make room
+    /// at the reserve (`nil`: pause instead, as other listeners do).
+    private let pending: PendingHandshakes?
     private let report: @Sendable (CastTransportServer.Event) -> Void
     private var paused = false
     private var resumeCheck: Scheduled<Void>?
+    /// An accept held back until a pending connection is past its grace (see ``PendingHandshakes``).
+    private var heldRead: Scheduled<Void>?
     /// Held while accepting, given back while paused.
     package let spares: DescriptorSpares
 
@@ -325,12 +369,14 @@ package final class AcceptPauseHandler: ChannelDuplexHandler {
     ///   - backoff: how long a pause lasts before the descriptors are counted again.
     ///   - reserve: descriptors left free for the rest of the process; 0 turns the count off.
     ///   - freeDescriptors: counts the free descriptors (`nil` when it cannot tell).
+    ///   - pending: connections not past their handshake, to close at the reserve instead of pausing.
     ///   - report: told of each pause and resumption.
     ///   - spares: the spare descriptors to hold while accepting (`reserve` of them).
     package init(backoff: Duration, reserve: Int, freeDescriptors: @escaping () -> Int? = DescriptorTable.freeDescriptors,
-         spares: DescriptorSpares = DescriptorSpares(),
+         pending: PendingHandshakes? = nil, spares: DescriptorSpares = DescriptorSpares(),
          report: @escaping @Sendable (CastTransportServer.Event) -> Void) {
         self.spares = spares
+        self.pending = pending
         backoffDuration = backoff
         self.backoff = .nanoseconds(
             Int64(backoff.components.seconds) * 1_000_000_000 + backoff.components.attoseconds / 1_000_000_000)
@@ -339,15 +385,62 @@ package final class AcceptPauseHandler: ChannelDuplexHandler {
         self.report = report
     }
 
-    /// NIO asks for the next accept: let it through only while more than the reserve is free.
+    /// NIO asks for the next accept: let it through while more than the reserve is free; at the
+    /// reserve, make room by closing a connection that has not finished its handshake (descriptors
+    /// of connections already being closed count as free), and pause only when there is none.
     package func read(context: ChannelHandlerContext) {
         guard !paused else { return }
+        guard heldRead == nil else { return }
         if reserve > 0, let free = freeDescriptors(), free <= reserve {
+            if let pending {
+                if free + pending.closing > reserve {
+                    context.read()
+                    return
+                }
+                switch pending.evictOne() {
+                case .evicted:
+                    context.read()
+                    return
+                case .wait(let delay):
+                    holdRead(context: context, for: delay)
+                    return
+                case .none:
+                    break
+                }
+            }
             report(.acceptPaused(freeDescriptors: free, reserve: reserve, backoff: backoffDuration))
             pause(context: context)
             return
         }
         context.read()
+    }
+
+    /// Asks for the accept again after `delay`, when a pending connection is past its grace.
+    private func holdRead(context: ChannelHandlerContext, for delay: Duration) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let components = delay.components
+        let amount = TimeAmount.nanoseconds(max(1_000_000, components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000))
+        heldRead = context.eventLoop.scheduleTask(in: amount) {
+            let (handler, context) = bound.value
+            handler.heldRead = nil
+            guard context.channel.isActive else { return }
+            handler.read(context: context)
+        }
+    }
+
+    /// An accepted connection: it joins the pending handshakes here, on the listener's loop, so that the
+    /// next accept can already choose it for eviction (its own setup runs later, on its loop).
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if let pending {
+            let child = unwrapInboundIn(data)
+            let channelID = ObjectIdentifier(child)
+            pending.admitted(host: child.remoteAddress?.ipAddress ?? "unknown", channel: channelID) {
+                CastTransportServer.evict(child, pending: pending)
+            }
+            // Also when the connection never gets set up (its registration failed): it leaves the registry.
+            child.closeFuture.whenComplete { _ in pending.closed(channelID) }
+        }
+        context.fireChannelRead(data)
     }
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -367,6 +460,8 @@ package final class AcceptPauseHandler: ChannelDuplexHandler {
     package func channelInactive(context: ChannelHandlerContext) {
         resumeCheck?.cancel()
         resumeCheck = nil
+        heldRead?.cancel()
+        heldRead = nil
         spares.release()
         context.fireChannelInactive()
     }
@@ -374,6 +469,8 @@ package final class AcceptPauseHandler: ChannelDuplexHandler {
     package func handlerRemoved(context: ChannelHandlerContext) {
         resumeCheck?.cancel()
         resumeCheck = nil
+        heldRead?.cancel()
+        heldRead = nil
         spares.release()
     }
 

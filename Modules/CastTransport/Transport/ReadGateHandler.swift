@@ -27,6 +27,8 @@ final class ReadGateHandler: ChannelDuplexHandler {
 
     private let core: ChannelTransportCore
     private let unsentLimit: UnsentLimit?
+    /// Called once, when the first bytes arrive (a server notes that the peer spoke).
+    private var firstBytes: (() -> Void)?
     private var context: ChannelHandlerContext?
     /// A read the channel asked for while the gate was closed.
     private var readPending = false
@@ -34,9 +36,18 @@ final class ReadGateHandler: ChannelDuplexHandler {
     private var peerBehind = false
     private var dropTask: Task<Void, Never>?
 
-    init(core: ChannelTransportCore, unsentLimit: UnsentLimit?) {
+    init(core: ChannelTransportCore, unsentLimit: UnsentLimit?, firstBytes: (() -> Void)? = nil) {
         self.core = core
         self.unsentLimit = unsentLimit
+        self.firstBytes = firstBytes
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if let firstBytes {
+            self.firstBytes = nil
+            firstBytes()
+        }
+        context.fireChannelRead(data)
     }
 
     private var isClosed: Bool { peerBehind || core.isInboundFull }

@@ -12,7 +12,7 @@ enum LibXML2Parser {
     /// Libxml2's own nesting limit without `XML_PARSE_HUGE`.
     private static let libxmlDepthLimit = 256
 
-    static func parse(_ data: Data, options: CastXMLParseOptions) throws(CastXMLError) -> CastXMLElement {
+    static func parse(_ data: Data, options: CastXMLParseOptions, clock: some Clock<Duration>) throws(CastXMLError) -> CastXMLElement {
         guard data.count <= options.maxInputSize, data.count <= Int(Int32.max) else {
             throw CastXMLError(
                 code: .tooLarge,
@@ -21,13 +21,23 @@ enum LibXML2Parser {
         guard data.contains(where: { !Self.isXMLSpace($0) }) else {
             throw CastXMLError(code: .empty, message: "The document is empty")
         }
+        guard let encoding = XMLStructureGuard.Encoding.detect(data) else {
+            throw CastXMLError(code: .unsupportedEncoding, message: "The document is in EBCDIC, which is not supported")
+        }
         _ = initialized
 
         guard let context = XMLParserContextHandle() else {
             throw CastXMLError(code: .malformed, message: "libxml2 could not allocate a parser context")
         }
+        let start = clock.now
+        let deadline = options.timeLimit.map { start.advanced(by: $0) }
+        let timedOut: () -> Bool = { deadline.map { clock.now >= $0 } ?? false }
         let state = XMLParseState(maxDepth: options.maxDepth)
-        let document: XMLDocumentHandle? = withExtendedLifetime(state) {
+        let input = XMLInput(data: data, structure: XMLStructureGuard(
+            limits: .init(attributesPerElement: options.maxAttributesPerElement, elements: options.maxNodes,
+                          textSize: options.maxTextSize),
+            encoding: encoding), timedOut: timedOut)
+        let document: XMLDocumentHandle? = withExtendedLifetime((state, input)) {
             context.pointer.pointee._private = Unmanaged.passUnretained(state).toOpaque()
             defer { context.pointer.pointee._private = nil }
             installGuards(on: context.pointer)
@@ -35,14 +45,17 @@ enum LibXML2Parser {
                 | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
             // Never XML_PARSE_NOENT, XML_PARSE_DTDLOAD, XML_PARSE_DTDATTR, XML_PARSE_DTDVALID or XML_PARSE_XINCLUDE.
             if options.maxDepth > libxmlDepthLimit { flags |= Int32(XML_PARSE_HUGE.rawValue) }
-            let pointer = data.withUnsafeBytes { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { chars in
-                    xmlCtxtReadMemory(context.pointer, chars.baseAddress, Int32(chars.count), nil, nil, flags)
-                }
-            }
+            // libxml2 pulls the bytes in chunks through `read`, each scanned by the structure guard (and the
+            // deadline checked) before libxml2 sees it.
+            let pointer = xmlCtxtReadIO(
+                context.pointer, XMLInput.read, nil, Unmanaged.passUnretained(input).toOpaque(), nil, nil, flags)
             return pointer.map(XMLDocumentHandle.init)
         }
 
+        if let violation = input.violation {
+            throw CastXMLError(code: violation, message: message(for: violation, options: options),
+                               line: lastError(of: context)?.line)
+        }
         if let violation = state.violation {
             throw CastXMLError(code: violation, message: message(for: violation, options: options),
                                line: lastError(of: context)?.line)
@@ -57,7 +70,10 @@ enum LibXML2Parser {
         guard let root = xmlDocGetRootElement(document.pointer) else {
             throw CastXMLError(code: .empty, message: "The document has no root element")
         }
-        return try convert(root, document: document)
+        return try convert(root, document: document) { () throws(CastXMLError) in
+            guard timedOut() else { return }
+            throw CastXMLError(code: .timedOut, message: message(for: .timedOut, options: options))
+        }
     }
 
     private static func isXMLSpace(_ byte: UInt8) -> Bool {
@@ -102,6 +118,10 @@ enum LibXML2Parser {
         case .forbiddenDTD: "The document has a document type declaration (DTD), which is refused"
         case .forbiddenEntity: "The document declares an entity, which is refused"
         case .tooDeep: "Elements are nested deeper than the limit of \(options.maxDepth)"
+        case .tooManyAttributes: "An element has more than the limit of \(options.maxAttributesPerElement) attributes"
+        case .tooManyNodes: "The document has more than the limit of \(options.maxNodes) elements"
+        case .textTooLarge: "A text, attribute value, comment or CDATA section is longer than the limit of \(options.maxTextSize) bytes"
+        case .timedOut: "Parsing took longer than the limit of \(options.timeLimit.map { "\($0)" } ?? "none")"
         default: "\(code)"
         }
     }
@@ -146,10 +166,16 @@ enum LibXML2Parser {
         var next: xmlNodePtr?
     }
 
-    /// Copies the libxml2 tree into Swift values, iteratively (no recursion on depth).
-    private static func convert(_ root: xmlNodePtr, document: XMLDocumentHandle) throws(CastXMLError) -> CastXMLElement {
+    /// Copies the libxml2 tree into Swift values, iteratively (no recursion on depth), calling
+    /// `checkDeadline` every 4 096 nodes.
+    private static func convert(
+        _ root: xmlNodePtr, document: XMLDocumentHandle, checkDeadline: () throws(CastXMLError) -> Void
+    ) throws(CastXMLError) -> CastXMLElement {
         var stack = [Frame(element: element(root, document: document), next: root.pointee.children)]
+        var visited = 0
         while !stack.isEmpty {
+            visited += 1
+            if visited & 4095 == 0 { try checkDeadline() }
             guard let node = stack[stack.count - 1].next else {
                 let finished = stack.removeLast().element
                 if stack.isEmpty { return finished }
@@ -201,5 +227,52 @@ enum LibXML2Parser {
             namespaceURI: namespace?.pointee.href.map { String(cString: $0) },
             prefix: namespace?.pointee.prefix.map { String(cString: $0) },
             attributes: attributes)
+    }
+}
+
+/// The document's bytes as libxml2 pulls them (`xmlCtxtReadIO`): each chunk is scanned by the
+/// structure guard, and the deadline checked, before libxml2 gets it. A limit passed or the deadline
+/// reached ends the input with an error, so libxml2 stops within the chunk it has.
+final class XMLInput {
+    private let data: Data
+    private var offset = 0
+    private var structure: XMLStructureGuard
+    private let timedOut: () -> Bool
+    /// The limit passed, or `.timedOut`.
+    private(set) var violation: CastXMLError.Code?
+
+    init(data: Data, structure: XMLStructureGuard, timedOut: @escaping () -> Bool) {
+        self.data = data
+        self.structure = structure
+        self.timedOut = timedOut
+    }
+
+    /// Hands libxml2 up to `length` more bytes; -1 (an I/O error for libxml2) once a limit is passed.
+    private func read(into buffer: UnsafeMutablePointer<CChar>, length: Int) -> Int32 {
+        guard violation == nil else { return -1 }
+        if timedOut() {
+            violation = .timedOut
+            return -1
+        }
+        let count = min(length, data.count - offset)
+        guard count > 0 else { return 0 }
+        let found = data.withUnsafeBytes { bytes -> CastXMLError.Code? in
+            let chunk = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+            if let code = structure.scan(chunk) { return code }
+            chunk.copyBytes(to: UnsafeMutableRawBufferPointer(start: buffer, count: count))
+            return nil
+        }
+        if let found {
+            violation = found
+            return -1
+        }
+        offset += count
+        return Int32(count)
+    }
+
+    /// The `xmlInputReadCallback`.
+    static let read: xmlInputReadCallback = { context, buffer, length in
+        guard let context, let buffer, length > 0 else { return -1 }
+        return Unmanaged<XMLInput>.fromOpaque(context).takeUnretainedValue().read(into: buffer, length: Int(length))
     }
 }

@@ -59,7 +59,7 @@ extension Cast {
         // that came back at a new address or port is reached there.
         let link = SessionLink(device: device, configuration: configuration, clock: clock, connector: connector,
                                locate: { [weak self] id in self?.state.withLock { $0.devices.first { $0.id == id } } },
-                               logger: logger, plugins: state.withLock { $0.plugins })
+                               networkMonitor: networkMonitor, logger: logger, plugins: state.withLock { $0.plugins })
         let joined: Bool
         do {
             joined = try await link.open(resumingSessionId: resumingSessionId, waitingForMediaApp: waitingForMediaApp)

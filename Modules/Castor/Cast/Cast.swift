@@ -46,6 +46,7 @@ public final class Cast: Observable, Sendable {
     let broadcaster = SessionEventBroadcaster()
     let browser: (any DeviceBrowser)?
     let connector: any CastDeviceConnector
+    let networkMonitor: (any CastNetworkMonitor)?
     /// The clock of every timer of the façade (heartbeat, reconnect back-off, position extrapolation).
     public let clock: any Clock<Duration>
     let logger: Logger
@@ -56,17 +57,22 @@ public final class Cast: Observable, Sendable {
     ///   - browser: where devices come from (started here; `nil` to set ``devices`` yourself with ``setDevices(_:)``).
     ///   - connector: how a transport to a device is opened (TLS by default).
     ///   - clock: the clock of every timer: heartbeat, reconnect back-off, position extrapolation.
+    ///   - networkMonitor: watched while a lost session reconnects: the network coming back (a link up,
+    ///     an address added) starts the next attempt at once instead of after the back-off. The kernel's
+    ///     routing socket by default (``NetlinkNetworkMonitor``); `nil` for none.
     ///   - logger: where the façade logs.
     public init(
         configuration: CastConfiguration = CastConfiguration(),
         browser: (any DeviceBrowser)? = nil,
         connector: any CastDeviceConnector = TLSDeviceConnector(),
         clock: any Clock<Duration> = ContinuousClock(),
+        networkMonitor: (any CastNetworkMonitor)? = NetlinkNetworkMonitor(),
         logger: Logger = Logger(label: "castor.cast")
     ) {
         state = Mutex(State(configuration: configuration))
         self.browser = browser
         self.connector = connector
+        self.networkMonitor = networkMonitor
         self.clock = clock
         self.logger = logger
         if let browser {

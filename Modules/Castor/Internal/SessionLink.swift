@@ -36,6 +36,8 @@ final class SessionLink: Sendable {
     private let connector: any CastDeviceConnector
     /// Looks the device up again by its id (the façade's discovery); `nil` when it is not listed now.
     private let locate: @Sendable (CastDeviceID) -> CastDevice?
+    /// Watched while reconnecting: a link or address coming back ends the back-off wait.
+    private let networkMonitor: (any CastNetworkMonitor)?
     private let logger: Logger
     private let broadcaster = CastBroadcaster<Event>()
 
@@ -49,11 +51,15 @@ final class SessionLink: Sendable {
         var monitor: Task<Void, Never>?
         /// The user's channel plugins (`Cast.add(_:)`), added to every connection of the session.
         var plugins: [any CastChannelPlugin] = []
-        /// The device's record as discovery last listed it (`nil`: not listed), and how many times it
-        /// changed: a back-off wait ends when it changes (see ``discoveryListed(_:)``).
+        /// The device's record as discovery last listed it (`nil`: not listed).
         var discovered: CastDevice?
+        /// How many reasons to try again at once came so far: discovery listing the device anew
+        /// (``discoveryListed(_:)``), the network coming back (``networkReturned(_:)``). A back-off
+        /// wait, or an attempt in flight, ends when it changes.
         var discoveryChanges = 0
-        /// A back-off wait in progress, ended by a discovery change or by cancellation.
+        /// The latest such reason, for the log.
+        var lastSignal = RetrySignal.announced
+        /// A back-off wait in progress, ended by a discovery change, the network coming back, or cancellation.
         var announcementWaiter: CheckedContinuation<Void, Never>?
     }
     private let state: Mutex<State>
@@ -61,14 +67,16 @@ final class SessionLink: Sendable {
     /// - Parameter locate: finds the device's current record by id before each reconnect attempt,
     ///   so a device that came back at a new address or port (a new DHCP lease, a restart on
     ///   another port) is reached there; when it returns `nil` the last known record is used.
+    /// - Parameter networkMonitor: watched while reconnecting (``networkReturned(_:)``).
     init(device: CastDevice, configuration: CastConfiguration, clock: any Clock<Duration>,
          connector: any CastDeviceConnector, locate: @escaping @Sendable (CastDeviceID) -> CastDevice? = { _ in nil },
-         logger: Logger, plugins: [any CastChannelPlugin] = []) {
+         networkMonitor: (any CastNetworkMonitor)? = nil, logger: Logger, plugins: [any CastChannelPlugin] = []) {
         var initial = State(device: device)
         initial.plugins = plugins
         initial.discovered = locate(device.id)
         state = Mutex(initial)
         self.locate = locate
+        self.networkMonitor = networkMonitor
         self.configuration = configuration
         self.clock = clock
         self.connector = connector
@@ -330,10 +338,22 @@ final class SessionLink: Sendable {
             logger.warning("The channels were not told of the lost connection within \(configuration.requestTimeout)")
         }
         let timeLeft = policy.timeout.map { Self.countdown(on: clock, from: $0) }
+        // While this loop runs, the network coming back (a link up, an address added) is a reason to
+        // try at once, as a fresh mDNS announcement is. The watch starts before any wait is announced.
+        let watcher = networkMonitor.map { monitor in
+            let changes = monitor.changes()
+            return Task { [weak self] in
+                for await change in changes { self?.networkReturned(change) }
+            }
+        }
+        defer { watcher?.cancel() }
         var attempt = 0
         var announcedRetries = 0
         var retryNow = false
         var lastRefused = false
+        // Attempts left that follow the last within a second: the network just came back, and a network
+        // comes up in stages (a carrier, an address, a route, the device's address resolved).
+        var settleRetries = 0
         var launchedSessionId: String?
         while attempt < policy.maxAttempts {
             attempt += 1
@@ -350,6 +370,10 @@ final class SessionLink: Sendable {
             if retryNow { delay = .zero }
             // The device refused the last attempt: its host is up and the receiver is restarting.
             if lastRefused { delay = min(delay, Self.restartRetryDelay) }
+            if settleRetries > 0 {
+                settleRetries -= 1
+                delay = min(delay, Self.restartRetryDelay)
+            }
             // Counted before anyone hears of the wait, so an announcement right after it is not missed.
             let discoveryChanges = state.withLock { $0.discoveryChanges }
             broadcaster.yield(.state(.reconnecting(attempt: attempt)))
@@ -359,7 +383,12 @@ final class SessionLink: Sendable {
                 case .cancelled: return
                 case .elapsed: break
                 case .announced:
-                    logger.info("Discovery announced \(device.friendlyName) again: attempt \(attempt) starts now")
+                    switch state.withLock({ $0.lastSignal }) {
+                    case .announced: logger.info("Discovery announced \(device.friendlyName) again: attempt \(attempt) starts now")
+                    case .networkReturned(let change):
+                        logger.info("The network came back (\(change)): attempt \(attempt) to \(device.friendlyName) starts now")
+                        settleRetries = Self.networkSettleRetries
+                    }
                 }
             }
             retryNow = false
@@ -374,9 +403,12 @@ final class SessionLink: Sendable {
                 continue
             case .announced:
                 // The attempt went to the record discovery has just replaced (a device back at a new
-                // address: a connect there waits out its whole timeout). Try the new record now.
-                logger.info("Discovery announced \(device.friendlyName) anew during attempt \(attempt): trying again at once")
-                lastError = CastError(code: .connectionLost, message: "Discovery announced \(device.friendlyName) anew during an attempt")
+                // address: a connect there waits out its whole timeout), or was sent while the network
+                // was down (its SYN is lost and retried seconds later). Try again now.
+                let signal = state.withLock { $0.lastSignal }
+                if case .networkReturned = signal { settleRetries = Self.networkSettleRetries }
+                logger.info("\(signal.sentence(device.friendlyName)) during attempt \(attempt): trying again at once")
+                lastError = CastError(code: .connectionLost, message: "\(signal.sentence(device.friendlyName)) during an attempt")
                 announcedRetries += 1
                 // The abandoned attempt does not count, a few times over (the timeout still bounds the loop).
                 if announcedRetries <= Self.announcedRetriesMax { attempt -= 1 }
@@ -450,10 +482,41 @@ final class SessionLink: Sendable {
             // Gone from the list is no reason to try now; back again (or moved) is.
             guard record != nil else { return nil }
             state.discoveryChanges += 1
+            state.lastSignal = .announced
             defer { state.announcementWaiter = nil }
             return state.announcementWaiter
         }
         waiter?.resume()
+    }
+
+    /// The network came back (`change`: a link up, an address added), reported by the network monitor
+    /// while the session reconnects: like a fresh announcement, it ends a back-off wait and replaces an
+    /// attempt in flight (sent while the link was down, its SYN was lost and would be retried only after
+    /// seconds). An input of the reconnect logic, as discovery's is.
+    func networkReturned(_ change: CastNetworkChange) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.discoveryChanges += 1
+            state.lastSignal = .networkReturned(change)
+            defer { state.announcementWaiter = nil }
+            return state.announcementWaiter
+        }
+        waiter?.resume()
+    }
+
+    /// Why a reconnect tries again at once.
+    enum RetrySignal: Sendable {
+        /// Discovery listed the device anew.
+        case announced
+        /// The network came back.
+        case networkReturned(CastNetworkChange)
+
+        /// A sentence for the log, about `device`.
+        func sentence(_ device: String) -> String {
+            switch self {
+            case .announced: "Discovery announced \(device) anew"
+            case .networkReturned(let change): "The network came back (\(change))"
+            }
+        }
     }
 
     enum BackOffEnd { case elapsed, announced, cancelled }
@@ -469,6 +532,10 @@ final class SessionLink: Sendable {
     /// means its host is up and the receiver restarting: it is back within seconds, and a refused
     /// connect costs nothing). Without it, the back-off could sleep seconds past the restart.
     static let restartRetryDelay = Duration.seconds(1)
+
+    /// How many attempts after the network came back follow the one before within
+    /// ``restartRetryDelay``, whatever the back-off: the first may fail while the network is still coming up.
+    static let networkSettleRetries = 5
 
     /// Attempts abandoned for a fresh announcement that do not count against the policy's attempts;
     /// past this many, each one counts (a device announcing itself over and over cannot keep the

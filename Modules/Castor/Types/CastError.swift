@@ -69,7 +69,7 @@ extension CastError {
         case .timeout: code = .timeout
         case .noMediaSession: code = .noSession
         case .cancelled: code = .cancelled
-        case .messageTooLarge: code = .invalidArgument
+        case .messageTooLarge, .statusTooLarge: code = .invalidArgument
         default: code = .commandFailed
         }
         self.init(code: code, message: error.message, reason: error.reason?.rawValue, cause: error)

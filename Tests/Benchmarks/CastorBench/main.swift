@@ -10,6 +10,7 @@ let usage = """
            castor-bench throughput --ports a,b,... [--seconds s] [--auth off|report] [--caller pool|loop]
            castor-bench decode --fixture file.json [--millis ms] [--repeats r] [--stage name]
            castor-bench seek-work --count N --side sender|receiver
+           castor-bench admission --port P --idlers N --runs R [--auth off|report]
     """
 let command = CommandLine.arguments.dropFirst().first ?? ""
 let arguments = Arguments(CommandLine.arguments.dropFirst(2))
@@ -23,6 +24,7 @@ do {
     case "throughput": try await Throughput.run(arguments)
     case "decode": try Decode.run(arguments)
     case "seek-work": try SeekWork.run(arguments)
+    case "admission": try await Admission.run(arguments)
     default:
         note(usage)
         exit(2)
