@@ -31,13 +31,15 @@ demo: bootstrap-build
 ## prints the test process's backtraces: scripts/run-tests.sh),
 ## lab tests in network namespaces (root only), a new package built on the façade, a package
 ## that only discovers (its build closure checked),
-## the documentation (no DocC warning allowed), and a short fuzz run. First, `make release CONFIGURATION=debug`
-## builds the three programs with the static Swift standard library into .build/castor-programs-debug and
-## generate-manual, for the install and .deb tests (CastctlPackagingTests), which cannot build while `swift test`
-## holds .build (a release build of the three programs takes 10-15 min on 2 cores, too long for CI).
+## the documentation (no DocC warning allowed), and a short fuzz run. After the test build,
+## `make release CONFIGURATION=debug` builds the three programs with the static Swift standard library into
+## .build/castor-programs-debug and generate-manual, for the install and .deb tests (CastctlPackagingTests), which
+## cannot build while `swift test` holds .build (a release build of the three programs takes 10-15 min on 2 cores,
+## too long for CI). That build has its own scratch folder (.build/static-debug): an ordinary link in a folder
+## where a static build compiled asks for libCoreFoundation.so (CI failed so when they shared .build).
 test: bootstrap-test
-	$(MAKE) release CONFIGURATION=debug
 	$(SWIFT) build --build-tests
+	$(MAKE) release CONFIGURATION=debug
 	$(MAKE) new-user-package
 	$(MAKE) discovery-only-package
 	SWIFT=$(SWIFT) scripts/run-tests.sh

@@ -33,27 +33,19 @@ build() {
     # the toolchain's link arguments leave out (only objects compiled against the static Foundation name them).
     local extra=()
     [ "$CONFIGURATION" = release ] || extra=(-Xlinker -lCoreFoundation -Xlinker -l_FoundationCollections -Xlinker -l_FoundationCShims)
-    local built="$SCRATCH/$CONFIGURATION" stage
+    # The static debug build has a scratch folder of its own: it compiles modules against the static Foundation,
+    # and an ordinary build that later links in the same folder asks for libCoreFoundation.so (CI failed so).
+    # A release build differs in every object anyway.
+    local scratch="$SCRATCH"
+    [ "$CONFIGURATION" = release ] || scratch="$SCRATCH/static-$CONFIGURATION"
+    local built="$scratch/$CONFIGURATION" stage
     stage=$(bin_dir)
     mkdir -p "$stage"
     for program in "${PROGRAMS[@]}"; do
         say "building $program ($CONFIGURATION, static Swift standard library)…"
-        "$SWIFT" build -c "$CONFIGURATION" --scratch-path "$SCRATCH" --static-swift-stdlib "${extra[@]}" --product "$program"
+        "$SWIFT" build -c "$CONFIGURATION" --scratch-path "$scratch" --static-swift-stdlib "${extra[@]}" --product "$program"
         cp "$built/$program" "$stage/$program.tmp" && mv "$stage/$program.tmp" "$stage/$program"
     done
-    if [ "$CONFIGURATION" != release ]; then
-        # The static build recompiles some modules (swift-protobuf's) against the static Foundation, and a later
-        # ordinary build of the same folder does not notice: its link then asks for libCoreFoundation.so. Their
-        # objects go, so the next build makes them again (the programs above are already copied out).
-        local stale=0
-        while IFS= read -r -d '' object; do
-            if objdump -s -j .swift1_autolink_entries "$object" 2>/dev/null | grep -q 'CoreFoundation\|_FoundationCShims'; then
-                rm -f "$object"
-                stale=$((stale + 1))
-            fi
-        done < <(find "$built/" -name '*.o' -print0)
-        say "removed $stale object(s) built against the static Foundation"
-    fi
     # generate-manual is swift-argument-parser's own tool (what its generate-manual plugin runs), built from the
     # resolved checkout as a root package of its own: the plugin would build every product of this package first.
     local parser="$SCRATCH/checkouts/swift-argument-parser"
