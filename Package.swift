@@ -77,6 +77,8 @@ let package = Package(
         .systemLibrary(
             name: "COpus", path: "Modules/COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(
+            name: "COpenH264", path: "Modules/COpenH264", pkgConfig: "openh264", providers: [.apt(["libopenh264-dev"])]),
+        .systemLibrary(
             name: "CDBus", path: "Modules/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
 
         // MARK: Libraries
@@ -99,7 +101,7 @@ let package = Package(
         // encoders (libvpx, libopus), and the session that launches the mirroring app and streams.
         .target(
             name: "CastMirroring",
-            dependencies: ["CastStreaming", "CastChannels", "CastJSON", "CastTransport", "CastProcess", "CVPX", "COpus",
+            dependencies: ["CastStreaming", "CastChannels", "CastJSON", "CastTransport", "CastProcess", "CVPX", "COpus", "COpenH264",
                            .product(name: "Logging", package: "swift-log")] + nio,
             path: "Modules/CastMirroring", swiftSettings: strictSettings),
         .target(

@@ -12,7 +12,7 @@ set -euo pipefail
 mode="${1:-build}"
 cd "$(dirname "$0")/.."
 
-packages=(libavahi-client-dev libgnutls28-dev libxml2-dev libcurl4-openssl-dev libdbus-1-dev nettle-dev libvpx-dev libopus-dev pkg-config)
+packages=(libavahi-client-dev libgnutls28-dev libxml2-dev libcurl4-openssl-dev libdbus-1-dev nettle-dev libvpx-dev libopus-dev libopenh264-dev pkg-config)
 if [ "$mode" = test ]; then
   packages+=(avahi-daemon avahi-utils dbus iptables iproute2 curl python3-venv openssl)
   packages+=(vlc-bin vlc-plugin-base ffmpeg python3-pychromecast playerctl)

@@ -13,8 +13,8 @@ struct Mirror: AsyncParsableCommand {
             SOURCE is `screen` (the X11 screen of $DISPLAY or --display, with the desktop's sound: the monitor of \
             PulseAudio's or PipeWire's default sink, or --audio-source NAME), a media file (its pictures and sound, at \
             its own pace), or `test` (a moving pattern and a 1 kHz tone: no screen needed). ffmpeg captures and decodes; \
-            pictures are scaled to fit --max-size, encoded with libvpx (VP8, or VP9 with --codec vp9) and sound with \
-            libopus, and streamed over UDP with Cast Streaming: the device plays them --target-delay behind the source \
+            pictures are scaled to fit --max-size, encoded with libvpx (VP8, or VP9 with --codec vp9) or OpenH264 \
+            (--codec h264: Constrained Baseline, for devices and apps that want H.264) and sound with libopus, and streamed over UDP with Cast Streaming: the device plays them --target-delay behind the source \
             (400 ms by default), asks again for lost packets, and the bit rate follows what it acknowledges. castctl \
             streams until --duration runs out, the file ends, or Ctrl-C, then stops the mirroring app. Wayland desktops \
             are not captured yet (the desktop portal's ScreenCast): run an X11 session or XWayland's screen.
@@ -27,7 +27,7 @@ struct Mirror: AsyncParsableCommand {
     @OptionGroup var device: DeviceOptions
     @Argument(help: "What to mirror: screen, test, or a media file.") var source: String
     @Flag(help: "Mirror the pictures without the sound.") var noAudio = false
-    @Option(help: "The video codec: vp8 or vp9.") var codec = "vp8"
+    @Option(help: "The video codec: vp8, vp9 or h264.") var codec = "vp8"
     @Option(help: "Milliseconds the device plays behind the source.") var targetDelay = 400
     @Option(help: "Seconds to mirror; until Ctrl-C (or a file's end) when not given.") var duration: Double?
     @Option(help: "The picture size of the test pattern, WIDTHxHEIGHT.") var size = "640x360"
@@ -38,8 +38,8 @@ struct Mirror: AsyncParsableCommand {
     @Option(help: "The PulseAudio/PipeWire source of the sound with `screen` (default: the default sink's monitor).") var audioSource: String?
 
     func validate() throws {
-        guard ["vp8", "vp9"].contains(codec) else {
-            throw ValidationError("--codec must be vp8 or vp9 (H.264 needs an encoder this build does not have)")
+        guard ["vp8", "vp9", "h264"].contains(codec) else {
+            throw ValidationError("--codec must be vp8, vp9 or h264")
         }
         if source != "test" && source != "screen" {
             guard FileManager.default.isReadableFile(atPath: source) else {

@@ -58,6 +58,20 @@ struct MirroringSenderInteropTests {
         try await expectDecodes(run, codec: "vp9", frames: 180)
     }
 
+    @Test("castctl mirror test --codec h264 to a 3rd generation Chromecast: OpenH264's Constrained Baseline, decoded by ffprobe",
+          .enabled(if: enabled, "needs ffmpeg: run `make test`"))
+    func h264() async throws {
+        let run = try await mirror(["mirror", "test", "--size", "320x240", "--duration", "6", "--codec", "h264"],
+                                   receiver: ["--profile", "chromecast-3"])
+        try await expectDecodes(run, codec: "h264", frames: 180)
+        let video = try #require(run.stream("h264"), "\(run.summary)")
+        let file = run.session.appendingPathComponent(try #require(video["file"]?.stringValue)).path
+        let ffprobe = try #require(Peers.ffmpeg).replacingOccurrences(of: "ffmpeg", with: "ffprobe")
+        let probe = try await runProgram(ffprobe, ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=profile", "-of", "json", file])
+        let profile = try JSONValue(parsing: probe.stdout.joined(separator: "\n"))["streams"]?[0]?["profile"]?.stringValue
+        #expect(profile == "Constrained Baseline", "\(String(describing: profile))")
+    }
+
     @Test("castctl mirror --codec vp9 to a 3rd generation Chromecast: the device ANSWERs without video and castctl says so, exit 1",
           .enabled(if: enabled, "needs ffmpeg: run `make test`"))
     func vp9Refused() async throws {

@@ -11,7 +11,7 @@ import Synchronization
 /// screen mirroring.
 ///
 /// It launches the mirroring app (`0F5096E8`, or `85CDB22F` for sound alone), sends an OFFER for
-/// the streams the sources give (VP8 or VP9 video, Opus audio), and once the device ANSWERs,
+/// the streams the sources give (VP8, VP9 or H.264 video, Opus audio), and once the device ANSWERs,
 /// encodes what the sources capture and sends it over UDP: each frame encrypted, NACKed packets sent
 /// again, a key frame when the device lost the picture, the video bit rate adapted to the device's
 /// feedback, and frames dropped rather than queued when the encoder or the network falls behind.
@@ -82,8 +82,8 @@ public final class CastMirroringSession: Sendable {
         guard video != nil || audio != nil else {
             throw StreamingError(code: .invalidConfiguration, message: "nothing to mirror: no video and no audio source")
         }
-        guard options.videoCodec == .vp8 || options.videoCodec == .vp9 else {
-            throw StreamingError(code: .invalidConfiguration, message: "\(options.videoCodec) is not an encoder this sender has (vp8, vp9)")
+        guard [.vp8, .vp9, .h264].contains(options.videoCodec) else {
+            throw StreamingError(code: .invalidConfiguration, message: "\(options.videoCodec) is not an encoder this sender has (vp8, vp9, h264)")
         }
         let elapsed = ElapsedClock(clock)
         let control = StreamingControlChannel()
@@ -176,14 +176,24 @@ public final class CastMirroringSession: Sendable {
         var audioLane: EncodingLane<AudioChunk>?
         do throws(StreamingError) {
             if let video, takenVideo != nil {
-                let encoder = try VPXEncoder(codec: options.videoCodec, width: video.width, height: video.height, frameRate: video.frameRate,
-                                             bitRate: options.initialVideoBitRate)
-                videoLane = EncodingLane<VideoFrame>(
-                    label: "castor.mirroring.video", keepsOnlyLatest: true,
-                    encode: { frame, keyFrame, bitRate throws(StreamingError) in
+                let encode: @Sendable (VideoFrame, Bool, Int?) throws(StreamingError) -> [EncodedFrame]
+                if options.videoCodec == .h264 {
+                    let encoder = try H264Encoder(width: video.width, height: video.height, frameRate: video.frameRate,
+                                                  bitRate: options.initialVideoBitRate)
+                    encode = { frame, keyFrame, bitRate throws(StreamingError) in
                         if let bitRate { encoder.setBitRate(bitRate) }
                         return try encoder.encode(frame, keyFrame: keyFrame)
-                    },
+                    }
+                } else {
+                    let encoder = try VPXEncoder(codec: options.videoCodec, width: video.width, height: video.height,
+                                                 frameRate: video.frameRate, bitRate: options.initialVideoBitRate)
+                    encode = { frame, keyFrame, bitRate throws(StreamingError) in
+                        if let bitRate { encoder.setBitRate(bitRate) }
+                        return try encoder.encode(frame, keyFrame: keyFrame)
+                    }
+                }
+                videoLane = EncodingLane<VideoFrame>(
+                    label: "castor.mirroring.video", keepsOnlyLatest: true, encode: encode,
                     deliver: { frames in transmitter.deliver(frames, kind: .video, timeBase: 90_000) },
                     fail: { error in Task { await transmitter.fail(error) } })
             }
