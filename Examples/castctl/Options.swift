@@ -158,6 +158,9 @@ enum Output {
         } else {
             Swift.print(text)
         }
+        // One line per event, at once: commands that follow a session are read line by line through pipes (jq,
+        // tests), where stdout would otherwise hold the lines in its buffer until it fills or castctl exits.
+        fflush(nil)
     }
 
     /// Runs a command body; on failure prints one line and exits non-zero.

@@ -5,7 +5,7 @@ public struct StreamingError: Error, Sendable, Hashable, CustomStringConvertible
         private enum Base: String, Sendable, Hashable {
             case malformedPacket, malformedMessage, unsupportedOffer, noStreamSelected, encryptionRequired
             case answerTimeout, answerRefused, receiverStopped, senderStopped, timedOut, encoderFailed, captureFailed
-            case launchFailed, socketFailed, invalidConfiguration
+            case launchFailed, socketFailed, invalidConfiguration, deviceLost
         }
         private let base: Base
 
@@ -39,6 +39,9 @@ public struct StreamingError: Error, Sendable, Hashable, CustomStringConvertible
         public static let socketFailed = Code(base: .socketFailed)
         /// Settings that cannot describe a session.
         public static let invalidConfiguration = Code(base: .invalidConfiguration)
+        /// The connection to the device was lost (reset, closed, heartbeat timeout) while the session ran:
+        /// the device did not end it, and a sender may connect again and start a new one.
+        public static let deviceLost = Code(base: .deviceLost)
 
         /// The code's name.
         public var description: String { base.rawValue }

@@ -1,6 +1,7 @@
 import CastJSON
 import CastTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Our Cast Streaming sender (`castctl mirror`, `castctl audio`) against `cast-receiver`, whose receiving
@@ -119,7 +120,7 @@ struct MirroringSenderInteropTests {
         let received = video["retransmissionsReceived"]?.intValue ?? 0
         let statistics = try #require(run.ended?["statistics"], "\(run.events)")
         let retransmitted = (statistics["video"]?["retransmissions"]?.intValue ?? 0) + (statistics["audio"]?["retransmissions"]?.intValue ?? 0)
-        #expect(asked > 0 && received > 0, "receiver NACKed \(asked), got \(received) again; \(run.summary)")
+        #expect(asked > 0 && received > 0, "receiver NACKed \(asked), got \(received) again; video \(video); relay \(relay); castctl \(statistics)")
         #expect(retransmitted > 0, "castctl retransmitted \(retransmitted); \(statistics)")
     }
 
@@ -311,5 +312,62 @@ struct PulseAudioServer {
             _ = await process.terminate()
             try? FileManager.default.removeItem(at: runtime)
         }
+    }
+}
+
+/// castctl mirror when the device goes away in the middle: a loss, then a new session once it is back.
+@Suite("Interop: castctl mirror reconnects to a device that was lost", .serialized)
+struct MirroringReconnectInteropTests {
+    static var enabled: Bool { MirroringSenderInteropTests.enabled }
+
+    func events(_ castctl: ChildProcess) -> [JSONValue] { castctl.output.compactMap { try? JSONValue(parsing: $0) } }
+
+    @Test("cast-receiver killed while castctl mirrors, then started again on its port: castctl reports the loss, reconnects, mirrors again and ends at --duration with status 0",
+          .enabled(if: enabled, "needs ffmpeg: run `make test`"))
+    func aDeviceThatComesBackGetsANewSession() async throws {
+        let loss = CastctlConnectionLossTests()
+        let receiver = try await RestartablePort.start { try await loss.startReceiver(port: $0) }
+        let castctl = try ChildProcess(TestPaths.program("castctl"), [
+            "mirror", "test", "--size", "160x120", "--duration", "8", "--json", "--reconnect-timeout", "60",
+            "--host", "127.0.0.1", "--port", String(receiver.port)])
+        // waitForLine's predicate runs under the process's lock (castctl.output cannot be read in it): it counts.
+        let seen = Mutex<[String: Int]>([:])
+        func event(_ name: String, after count: Int = 0) async -> Bool {
+            seen.withLock { $0[name] = 0 }
+            return await castctl.waitForLine { line in
+                guard (try? JSONValue(parsing: line))?["event"]?.stringValue == name else { return false }
+                return seen.withLock { seen in
+                    seen[name, default: 0] += 1
+                    return seen[name]! > count
+                }
+            } != nil
+        }
+        #expect(await event("started"), "\(castctl.output) \(castctl.errorOutput)")
+        _ = await receiver.child.terminate(signal: SIGKILL)
+        #expect(await event("lost"), "\(castctl.output) \(castctl.errorOutput)")
+        let restarted = try await loss.startReceiver(port: receiver.port, id: receiver.id)
+        #expect(await event("started", after: 1), "\(castctl.output) \(castctl.errorOutput); the device: \(restarted.port) \(restarted.child.output)")
+        let status = await castctl.waitForExit()
+        #expect(status == 0, "\(castctl.output) \(castctl.errorOutput)")
+        let lost = events(castctl).first { $0["event"]?.stringValue == "lost" }
+        #expect(lost?["reason"]?.stringValue?.contains("deviceLost") == true, "\(String(describing: lost))")
+        #expect(events(castctl).last?["event"]?.stringValue == "ended", "\(castctl.output)")
+        // The device that came back ran a mirroring session of its own, and the sender ended it.
+        #expect(restarted.child.output.contains { $0.contains("mirroring session 1 ended") }, "\(restarted.child.output)")
+        _ = await restarted.child.terminate()
+    }
+
+    @Test("--reconnect-timeout 0: a device killed while castctl mirrors is lost for good, exit 3",
+          .enabled(if: enabled, "needs ffmpeg: run `make test`"))
+    func withoutReconnectingALossIsExit3() async throws {
+        let receiver = try await CastctlConnectionLossTests().startReceiver()
+        let castctl = try ChildProcess(TestPaths.program("castctl"), [
+            "mirror", "test", "--no-audio", "--size", "160x120", "--duration", "30", "--reconnect-timeout", "0",
+            "--host", "127.0.0.1", "--port", String(receiver.port)])
+        #expect(await castctl.waitForLine { $0.contains("castctl: mirroring") } != nil, "\(castctl.output) \(castctl.errorOutput)")
+        _ = await receiver.child.terminate(signal: SIGKILL)
+        let status = await castctl.waitForExit()
+        #expect(status == 3, "\(castctl.output) \(castctl.errorOutput)")
+        #expect(castctl.errorOutput.contains("lost the device"), "\(castctl.errorOutput)")
     }
 }

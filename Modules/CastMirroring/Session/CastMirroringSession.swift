@@ -211,8 +211,13 @@ public final class CastMirroringSession: Sendable {
             throw error
         }
         let lanes = (video: videoLane, audio: audioLane)
-        control.whenDisconnected {
-            Task { await transmitter.fail(StreamingError(code: .receiverStopped, message: "the device stopped the mirroring app")) }
+        control.whenDisconnected { [connection] in
+            // The app's virtual connection closes both when the device stops the app and when the whole
+            // connection is lost; only the first is the device's decision.
+            let error = connection.isRunning
+                ? StreamingError(code: .receiverStopped, message: "the device stopped the mirroring app")
+                : StreamingError(code: .deviceLost, message: "the connection to the device was lost", cause: connection.closeReason)
+            Task { await transmitter.fail(error) }
         }
         await transmitter.setHandlers(keyFrame: { lanes.video?.requestKeyFrame() }, bitRate: { lanes.video?.setBitRate($0) })
         let session = CastMirroringSession(
@@ -271,8 +276,8 @@ public final class CastMirroringSession: Sendable {
 
     /// Streams for `duration` (until ``stop()``, or the task is cancelled, when `nil`), then stops.
     /// - Returns: what the session did.
-    /// - Throws: ``StreamingError`` when the session failed first (`.receiverStopped`, `.captureFailed`,
-    ///   `.encoderFailed`).
+    /// - Throws: ``StreamingError`` when the session failed first (`.receiverStopped`, `.deviceLost`,
+    ///   `.captureFailed`, `.encoderFailed`).
     public func run(for duration: Duration?) async throws(StreamingError) -> CastMirroringStatistics {
         let transmitter = self.transmitter
         let clock = self.clock

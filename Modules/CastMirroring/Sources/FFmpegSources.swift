@@ -56,16 +56,17 @@ public struct FFmpegVideoSource: VideoSource {
     }
 
     /// The pictures of a media file, decoded at the file's own pace (`-re`), scaled down to fit
-    /// `maximumSize` and converted to `frameRate`.
+    /// `maximumSize` and converted to `frameRate`, from `start` on (a session that starts again after the
+    /// device was lost goes on where the last one was).
     /// - Throws: ``StreamingError`` `.captureFailed` when the file has no video ffprobe reads within `timeout`.
     public static func file(
         _ path: String, frameRate: Int = 30, maximumSize: OfferedStream.Resolution = .init(width: 1920, height: 1080),
-        timeout: Duration = .seconds(10)
+        start: Duration = .zero, timeout: Duration = .seconds(10)
     ) async throws(StreamingError) -> FFmpegVideoSource {
         let tools = try FFmpegCapture.tools()
         let size = try await FFmpegCapture.probeSize(tools.ffprobe, input: ["-i", path], what: path, timeout: timeout)
         let scaled = FFmpegCapture.fit(size, within: maximumSize)
-        return FFmpegVideoSource(name: (path as NSString).lastPathComponent, inputArguments: ["-re", "-i", path, "-map", "0:v:0"],
+        return FFmpegVideoSource(name: (path as NSString).lastPathComponent, inputArguments: FFmpegCapture.seek(start) + ["-re", "-i", path, "-map", "0:v:0"],
                                  width: scaled.width, height: scaled.height, frameRate: frameRate, ffmpeg: tools.ffmpeg)
     }
 
@@ -133,10 +134,10 @@ public struct FFmpegAudioSource: AudioSource {
                                  ffmpeg: tools.ffmpeg)
     }
 
-    /// The sound of a media file, at the file's own pace.
-    public static func file(_ path: String) throws(StreamingError) -> FFmpegAudioSource {
+    /// The sound of a media file, at the file's own pace, from `start` on.
+    public static func file(_ path: String, start: Duration = .zero) throws(StreamingError) -> FFmpegAudioSource {
         let tools = try FFmpegCapture.tools()
-        return FFmpegAudioSource(name: (path as NSString).lastPathComponent, inputArguments: ["-re", "-i", path, "-map", "0:a:0"],
+        return FFmpegAudioSource(name: (path as NSString).lastPathComponent, inputArguments: FFmpegCapture.seek(start) + ["-re", "-i", path, "-map", "0:a:0"],
                                  ffmpeg: tools.ffmpeg)
     }
 
@@ -178,6 +179,13 @@ public struct FFmpegAudioSource: AudioSource {
 
 /// What the ffmpeg sources share: finding the tools, probing, fitting a size, and running ffmpeg into a stream.
 enum FFmpegCapture {
+    /// ffmpeg's input seek to `start` (nothing for zero).
+    static func seek(_ start: Duration) -> [String] {
+        guard start > .zero else { return [] }
+        let milliseconds = start.components.seconds * 1000 + start.components.attoseconds / 1_000_000_000_000_000
+        return ["-ss", "\(milliseconds / 1000).\(String(format: "%03d", Int(milliseconds % 1000)))"]
+    }
+
     static func tools() throws(StreamingError) -> (ffmpeg: String, ffprobe: String) {
         guard let ffmpeg = ChildRun.executable(named: "ffmpeg"), let ffprobe = ChildRun.executable(named: "ffprobe") else {
             throw StreamingError(code: .captureFailed, message: "ffmpeg is not installed (apt-get install ffmpeg): it captures the screen, sound and files")
