@@ -15,7 +15,7 @@ public final class OpusEncoder: @unchecked Sendable {
     private var pendingStart: Duration?
 
     /// Sets up an encoder.
-    /// - Throws: ``StreamingError`` `.encoderFailed` when libopus refuses the settings.
+    /// - Throws: `StreamingError` `.encoderFailed` when libopus refuses the settings.
     public init(channels: Int, bitRate: Int) throws(StreamingError) {
         self.channels = max(1, min(2, channels))
         var error: Int32 = 0
@@ -32,7 +32,7 @@ public final class OpusEncoder: @unchecked Sendable {
     public func setBitRate(_ bitRate: Int) { _ = castor_opus_set_bitrate(encoder, Int32(bitRate)) }
 
     /// Encodes what 10 ms frames the chunk completes (sound left over waits for the next chunk).
-    /// - Throws: ``StreamingError`` `.encoderFailed` when libopus refuses the sound.
+    /// - Throws: `StreamingError` `.encoderFailed` when libopus refuses the sound.
     public func encode(_ chunk: AudioChunk) throws(StreamingError) -> [EncodedFrame] {
         var samples = chunk.samples
         if chunk.channels != channels {

@@ -18,7 +18,7 @@ public final class H264Encoder: @unchecked Sendable {
     public private(set) var bitRate: Int
 
     /// Sets up an encoder.
-    /// - Throws: ``StreamingError`` `.encoderFailed` when OpenH264 refuses the settings (odd sizes included).
+    /// - Throws: `StreamingError` `.encoderFailed` when OpenH264 refuses the settings (odd sizes included).
     public init(width: Int, height: Int, frameRate: Int, bitRate: Int) throws(StreamingError) {
         guard width > 0, height > 0, width % 2 == 0, height % 2 == 0 else {
             throw StreamingError(code: .encoderFailed, message: "H.264 pictures need an even width and height, not \(width)x\(height)")
@@ -44,7 +44,7 @@ public final class H264Encoder: @unchecked Sendable {
     }
 
     /// Encodes a picture (of the size the encoder was set up for), an IDR when asked.
-    /// - Throws: ``StreamingError`` `.encoderFailed` when OpenH264 refuses the picture.
+    /// - Throws: `StreamingError` `.encoderFailed` when OpenH264 refuses the picture.
     public func encode(_ frame: VideoFrame, keyFrame: Bool) throws(StreamingError) -> [EncodedFrame] {
         guard frame.width == width, frame.height == height else {
             throw StreamingError(code: .encoderFailed, message: "a \(frame.width)x\(frame.height) picture for a \(width)x\(height) encoder")

@@ -35,7 +35,7 @@ public final class VPXEncoder: @unchecked Sendable {
     private let frameRate: Int
 
     /// Sets up an encoder.
-    /// - Throws: ``StreamingError`` `.encoderFailed` when libvpx refuses the settings.
+    /// - Throws: `StreamingError` `.encoderFailed` when libvpx refuses the settings.
     public init(codec: StreamingCodec, width: Int, height: Int, frameRate: Int, bitRate: Int) throws(StreamingError) {
         guard codec == .vp8 || codec == .vp9 else {
             throw StreamingError(code: .encoderFailed, message: "libvpx encodes VP8 and VP9, not \(codec)")
@@ -87,7 +87,7 @@ public final class VPXEncoder: @unchecked Sendable {
     }
 
     /// Encodes a picture (of the size the encoder was set up for), a key frame when asked.
-    /// - Throws: ``StreamingError`` `.encoderFailed` when libvpx refuses the picture.
+    /// - Throws: `StreamingError` `.encoderFailed` when libvpx refuses the picture.
     public func encode(_ frame: VideoFrame, keyFrame: Bool) throws(StreamingError) -> [EncodedFrame] {
         guard frame.width == width, frame.height == height else {
             throw StreamingError(code: .encoderFailed, message: "a \(frame.width)x\(frame.height) picture for a \(width)x\(height) encoder")

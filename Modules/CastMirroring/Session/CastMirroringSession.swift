@@ -24,7 +24,7 @@ import Synchronization
 /// ```
 ///
 /// Everything is bounded: the launch, the ANSWER, a device that stops answering (no RTCP) and a
-/// source that stalls each end the session with a ``StreamingError`` inside their deadline.
+/// source that stalls each end the session with a `StreamingError` inside their deadline.
 public final class CastMirroringSession: Sendable {
     /// The mirroring app for pictures and sound.
     public static let audioVideoAppId = "0F5096E8"
@@ -72,7 +72,7 @@ public final class CastMirroringSession: Sendable {
     ///   - options: codec, bit rates, target delay and deadlines.
     ///   - clock: the clock of every deadline and of capture times.
     ///   - logger: where the session logs.
-    /// - Throws: ``StreamingError``: `.launchFailed`, `.answerTimeout`, `.answerRefused`,
+    /// - Throws: `StreamingError`: `.launchFailed`, `.answerTimeout`, `.answerRefused`,
     ///   `.noStreamSelected`, `.socketFailed`, `.encoderFailed`, `.invalidConfiguration`.
     public static func start(
         connection: CastConnection, host: String, video: (any VideoSource)?, audio: (any AudioSource)?,
@@ -276,7 +276,7 @@ public final class CastMirroringSession: Sendable {
 
     /// Streams for `duration` (until ``stop()``, or the task is cancelled, when `nil`), then stops.
     /// - Returns: what the session did.
-    /// - Throws: ``StreamingError`` when the session failed first (`.receiverStopped`, `.deviceLost`,
+    /// - Throws: `StreamingError` when the session failed first (`.receiverStopped`, `.deviceLost`,
     ///   `.captureFailed`, `.encoderFailed`).
     public func run(for duration: Duration?) async throws(StreamingError) -> CastMirroringStatistics {
         let transmitter = self.transmitter

@@ -38,7 +38,7 @@ public struct FFmpegVideoSource: VideoSource {
 
     /// The X11 screen of `display` (by default `$DISPLAY`), whole, its size kept and scaled down to fit
     /// `maximumSize` (a device takes at most 1920×1080 in a mirroring session).
-    /// - Throws: ``StreamingError`` `.captureFailed` when there is no display, no ffmpeg, or ffprobe cannot
+    /// - Throws: `StreamingError` `.captureFailed` when there is no display, no ffmpeg, or ffprobe cannot
     ///   open the screen within `timeout`.
     public static func screen(
         display: String? = nil, frameRate: Int = 30, maximumSize: OfferedStream.Resolution = .init(width: 1920, height: 1080),
@@ -58,7 +58,7 @@ public struct FFmpegVideoSource: VideoSource {
     /// The pictures of a media file, decoded at the file's own pace (`-re`), scaled down to fit
     /// `maximumSize` and converted to `frameRate`, from `start` on (a session that starts again after the
     /// device was lost goes on where the last one was).
-    /// - Throws: ``StreamingError`` `.captureFailed` when the file has no video ffprobe reads within `timeout`.
+    /// - Throws: `StreamingError` `.captureFailed` when the file has no video ffprobe reads within `timeout`.
     public static func file(
         _ path: String, frameRate: Int = 30, maximumSize: OfferedStream.Resolution = .init(width: 1920, height: 1080),
         start: Duration = .zero, timeout: Duration = .seconds(10)
@@ -115,7 +115,7 @@ public struct FFmpegAudioSource: AudioSource {
 
     /// A PulseAudio (or PipeWire's pulse server) source: `source`, or when `nil` the monitor of the default
     /// sink, found with `pactl get-default-sink` — what the desktop is playing.
-    /// - Throws: ``StreamingError`` `.captureFailed` without ffmpeg, or without `pactl` when no source is named.
+    /// - Throws: `StreamingError` `.captureFailed` without ffmpeg, or without `pactl` when no source is named.
     public static func pulse(source: String? = nil, timeout: Duration = .seconds(10)) async throws(StreamingError) -> FFmpegAudioSource {
         let tools = try FFmpegCapture.tools()
         var device = source
