@@ -5,7 +5,7 @@ extension CastReceiverMirroring {
     /// The video codecs a device of this profile takes in a mirroring session: VP8 and H.264, which every
     /// device with a screen decodes, then VP9, HEVC and AV1 where the profile decodes them (an Ultra or a
     /// Google TV takes VP9; a Chromecast of the 3rd generation does not). An audio-only device takes none:
-    /// it mirrors sound alone (app `85CDB22F`). The ``CastDeviceProfile/any`` profile takes all five.
+    /// it mirrors sound alone (app `85CDB22F`). The `CastDeviceProfile.any` profile takes all five.
     public static func videoCodecs(for profile: CastDeviceProfile) -> [StreamingCodec] {
         let order: [(MediaCodec, StreamingCodec)] = [(.vp8, .vp8), (.h264, .h264), (.vp9, .vp9), (.hevc, .hevc), (.av1, .av1)]
         if profile.acceptsEverything { return order.map(\.1) }
