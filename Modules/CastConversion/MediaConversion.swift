@@ -535,18 +535,7 @@ public actor MediaConversion: MediaResourceProvider {
         }
         subtitleChild = child
         let timeout = configuration.subtitleTimeout
-        let exit = await withTaskGroup(of: ChildExit?.self) { group in
-            group.addTask { await child.exit() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        guard let exit else {
-            await child.stop()
+        guard let exit = await child.exit(within: timeout) else {
             return .failure(ConversionError(code: .timedOut, message: "extracting the subtitles took longer than \(timeout)"))
         }
         guard exit.succeeded else {

@@ -82,18 +82,7 @@ public struct MediaProbe: Sendable {
     }
 
     private func finish(_ run: ChildRun, what: String, timeout: Duration) async throws(ConversionError) -> ChildExit {
-        let exit = await withTaskGroup(of: ChildExit?.self) { group in
-            group.addTask { await run.exit() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        if let exit { return exit }
-        await run.stop()
+        if let exit = await run.exit(within: timeout) { return exit }
         throw ConversionError(code: .timedOut, message: "ffprobe took longer than \(timeout) \(what)")
     }
 }

@@ -162,6 +162,23 @@ package final class ChildRun: Sendable {
         return exit
     }
 
+    /// Waits for the child to end within `timeout`; past it, stops the child (its whole group) and
+    /// returns `nil`.
+    package func exit(within timeout: Duration) async -> ChildExit? {
+        let exit = await withTaskGroup(of: ChildExit?.self) { group in
+            group.addTask { await self.exit() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if exit == nil { _ = await stop() }
+        return exit
+    }
+
     /// The absolute path of `name` on `PATH` (or `name` itself when it holds a slash and is executable).
     package static func executable(named name: String, path: String? = ProcessInfo.processInfo.environment["PATH"]) -> String? {
         if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
