@@ -162,21 +162,22 @@ package final class ChildRun: Sendable {
         return exit
     }
 
-    /// Waits for the child to end within `timeout`; past it, stops the child (its whole group) and
-    /// returns `nil`.
+    /// Waits for the child to end within `timeout` (or until the calling task is cancelled); past it,
+    /// stops the child (its whole group) and returns `nil`.
     package func exit(within timeout: Duration) async -> ChildExit? {
-        let exit = await withTaskGroup(of: ChildExit?.self) { group in
+        await withTaskGroup(of: ChildExit?.self) { group in
             group.addTask { await self.exit() }
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 return nil
             }
             let first = await group.next() ?? nil
+            // A group waits for all its children, and exit() ignores cancellation: past the deadline the child is
+            // stopped here, inside the group, which ends the waiting child too.
+            if first == nil { _ = await stop() }
             group.cancelAll()
             return first
         }
-        if exit == nil { _ = await stop() }
-        return exit
     }
 
     /// The absolute path of `name` on `PATH` (or `name` itself when it holds a slash and is executable).

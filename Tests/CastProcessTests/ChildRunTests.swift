@@ -55,6 +55,15 @@ struct ChildRunTests {
         #expect(await sleeper.stop() == .signalled(SIGKILL))
     }
 
+    @Test("exit(within:) gives a child that ends its status; one that outlives the deadline is stopped (the wait ends) and nil")
+    func exitWithin() async throws {
+        let quick = try ChildRun.start("/bin/sh", ["-c", "exit 3"])
+        #expect(await quick.exit(within: .seconds(600)) == .exited(3))
+        let sleeper = try ChildRun.start("/bin/sleep", ["600"])
+        #expect(await sleeper.exit(within: .milliseconds(50)) == nil)
+        #expect(sleeper.exitStatus == .signalled(SIGKILL))
+    }
+
     @Test("Records come whole, in order, however the child writes them; a partial record at the end is dropped")
     func records() async throws {
         let received = Mutex<[[UInt8]]>([])
