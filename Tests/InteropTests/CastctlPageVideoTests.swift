@@ -37,7 +37,17 @@ struct CastctlPageVideoTests {
                 <video controls><source src="clip.mp4" type="video/mp4"><track kind="subtitles" src="subs.vtt" srclang="en" label="English"></video>
                 </body></html>
                 """.write(toFile: folder + "/page.html", atomically: true, encoding: .utf8)
-            let server = try ChildProcess(python, ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", folder])
+            // Python's http.server with the CORS header a Cast device demands of media and text tracks (a real site serving
+            // Chromecasts sends it; the emulated device refuses media without it, as the real one does).
+            let script = """
+                import functools, http.server, sys
+                class H(http.server.SimpleHTTPRequestHandler):
+                    def end_headers(self):
+                        self.send_header("Access-Control-Allow-Origin", "*")
+                        super().end_headers()
+                http.server.test(HandlerClass=functools.partial(H, directory=sys.argv[1]), port=0, bind="127.0.0.1")
+                """
+            let server = try ChildProcess(python, ["-u", "-c", script, folder])
             let ready = await server.waitForLine { $0.contains("Serving HTTP on") }
             guard let ready, let port = ready.split(separator: " ").drop(while: { $0 != "port" }).dropFirst().first.flatMap({ Int($0) }) else {
                 _ = await server.terminate()
