@@ -51,29 +51,6 @@ func isGone(_ pid: pid_t) -> Bool {
         #expect(isGone(pid), "the shell's background child \(pid) outlived the run")
     }
 
-    /// Cancelling the caller kills the group; the run ends with `.cancelled` once the shell has said it started.
-    @Test func cancellingTheCallerKillsTheGroup() async throws {
-        let folder = try ScratchFolder()
-        let pidFile = folder.path + "/pid"
-        let fifo = folder.path + "/started"
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let task = Task { () async throws(ToolRun.Failure) -> ToolRun.Result in
-            try await ToolRun.run("/bin/sh", ["-c", "sleep 600 & echo $! > \(pidFile); echo go > \(fifo); wait"], timeout: .seconds(600))
-        }
-        // Opening the FIFO for reading waits until the shell opens it for writing: the pid file is written by then.
-        let reader = open(fifo, O_RDONLY)
-        #expect(reader >= 0)
-        var byte: UInt8 = 0
-        _ = read(reader, &byte, 1)
-        close(reader)
-        task.cancel()
-        let outcome = await task.result
-        guard case .failure(let error) = outcome else { Issue.record("the run was not cancelled"); return }
-        #expect(error as? ToolRun.Failure == .cancelled, "\(error)")
-        let pid = try #require(pid_t(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(isGone(pid), "the shell's background child \(pid) outlived the cancelled run")
-    }
-
     @Test func tooMuchOutputIsStopped() async {
         let error = await #expect(throws: ToolRun.Failure.self) {
             try await ToolRun.run("/bin/sh", ["-c", "yes"], timeout: .seconds(60), outputLimit: 100_000)

@@ -57,6 +57,8 @@ struct ToolRun {
                     return nil
                 }
                 let first = await group.next() ?? nil
+                // The deadline first: kill the group now, or the group would wait for `exit()` (not cancellable) forever.
+                if first == nil { run.kill(SIGKILL) }
                 group.cancelAll()
                 return first
             }
