@@ -202,7 +202,8 @@ let package = Package(
         // castctl's settings, saved states and announcements (a library so CastctlKitTests can test them in-process).
         .target(
             name: "CastctlKit",
-            dependencies: ["Castor", "CastDiscovery", "CastMedia", "CastChannels", "CastQueue", "CastMetadata"],
+            dependencies: ["Castor", "CastDiscovery", "CastMedia", "CastChannels", "CastQueue", "CastMetadata", "CastProcess",
+                           "CastDeviceProfiles", "CastJSON"],
             path: "Examples/CastctlKit", swiftSettings: strictSettings),
         .target(
             name: "ChatChannel", dependencies: ["CastChannels", "CastJSON", "CastReceiver"],
@@ -252,7 +253,7 @@ let package = Package(
             name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTransport", "CastChannels", "ChatChannel"],
             path: "Tests/InteropTests",
             exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py", "mpris_other_sender.py",
-                      "cast_sender_driver.py", "udp_lossy_relay.py", "announce_peer.py", "cast_convert_driver.py"]),
+                      "cast_sender_driver.py", "udp_lossy_relay.py", "announce_peer.py", "cast_convert_driver.py", "page_video_driver.py"]),
         .testTarget(name: "CastJSONTests", dependencies: ["CastTestSupport", "CastJSON"], path: "Tests/CastJSONTests"),
         .testTarget(name: "CastProcessTests", dependencies: ["CastProcess"], path: "Tests/CastProcessTests"),
         .testTarget(name: "CastDeviceProfilesTests", dependencies: ["CastDeviceProfiles"], path: "Tests/CastDeviceProfilesTests"),
@@ -332,8 +333,8 @@ let package = Package(
         .testTarget(
             name: "CastctlKitTests",
             dependencies: ["CastctlKit", "Castor", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
-                           "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport"],
-            path: "Tests/CastctlKitTests"),
+                           "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport", "CastDeviceProfiles"],
+            path: "Tests/CastctlKitTests", exclude: ["YTDLP"]),
         .testTarget(
             name: "CastConversionTests",
             dependencies: ["CastConversion", "CastDeviceProfiles", "CastMediaServer", "CastJSON", "CastTestSupport"],

@@ -33,10 +33,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "$mode" = test ]; then
-  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pychromecast, zeroconf, catt, nichromecast, cast_sender' 2>/dev/null; then
-    echo "bootstrap: creating .venv with pychromecast 14.x, catt, nichromecast and Open Screen's cast-sender"
+  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pychromecast, zeroconf, catt, nichromecast, cast_sender, yt_dlp' 2>/dev/null; then
+    echo "bootstrap: creating .venv with pychromecast 14.x, catt, nichromecast, yt-dlp and Open Screen's cast-sender"
     python3 -m venv .venv
     # cast-sender: Google's Open Screen Cast Streaming sender (Python 3.11 bindings of cast/standalone_sender).
-    .venv/bin/pip install -q --disable-pip-version-check 'pychromecast>=14,<15' 'zeroconf' 'catt' 'nichromecast' 'cast-sender==1.2.0'
+    # yt-dlp: castctl cast resolves web pages with it (catt depends on it too; named so its .venv/bin/yt-dlp is there).
+    .venv/bin/pip install -q --disable-pip-version-check 'pychromecast>=14,<15' 'zeroconf' 'catt' 'nichromecast' 'cast-sender==1.2.0' 'yt-dlp'
   fi
 fi

@@ -5,6 +5,7 @@ public struct CastctlError: Error, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case malformedConfiguration, unreadableFile, unwritableFile, invalidDevice, unknownKey, noDevice
             case malformedState, nothingPlaying, speechFailed, announcementFailed
+            case toolMissing, resolveFailed, noMedia, noPlayableFormat
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -28,6 +29,15 @@ public struct CastctlError: Error, Sendable, CustomStringConvertible {
         public static let speechFailed = Code(.speechFailed)
         /// The announcement could not be played or what played could not be restored.
         public static let announcementFailed = Code(.announcementFailed)
+        /// An external tool castctl needs (yt-dlp) is not installed.
+        public static let toolMissing = Code(.toolMissing)
+        /// A page could not be resolved to media (yt-dlp failed, timed out, or wrote what castctl cannot read).
+        public static let resolveFailed = Code(.resolveFailed)
+        /// The page holds no video or audio yt-dlp can find.
+        public static let noMedia = Code(.noMedia)
+        /// None of the page's formats plays on the device as it is (only separate video and audio, or
+        /// codecs the device's profile refuses); the message names the formats.
+        public static let noPlayableFormat = Code(.noPlayableFormat)
         /// The code's name.
         public var description: String { base.rawValue }
     }

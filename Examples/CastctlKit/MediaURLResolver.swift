@@ -1,3 +1,4 @@
+import CastDeviceProfiles
 import Castor
 import Foundation
 
@@ -27,13 +28,18 @@ public struct MediaURLContext: Sendable {
     public var timeout: Duration
     /// The format the user asked for (`--format`), if any.
     public var format: String?
+    /// The media profile of the device the cast is for (what it decodes), `nil` when unknown; asked only by a
+    /// resolver that claims the URL (finding it may cost a request to the device).
+    public var profile: @Sendable () async -> CastDeviceProfile?
     /// Reports a step that takes more than a second (standard error, in castctl).
     public var progress: @Sendable (String) -> Void
 
     /// Creates a context.
-    public init(timeout: Duration, format: String? = nil, progress: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(timeout: Duration, format: String? = nil, profile: @escaping @Sendable () async -> CastDeviceProfile? = { nil },
+                progress: @escaping @Sendable (String) -> Void = { _ in }) {
         self.timeout = timeout
         self.format = format
+        self.profile = profile
         self.progress = progress
     }
 }
@@ -42,8 +48,9 @@ public struct MediaURLContext: Sendable {
 public struct MediaURLResolution: Sendable {
     /// The assets to queue (each with its tracks: subtitles the resolver found).
     public var assets: [CastAsset]
-    /// Streams that must go through the conversion pipeline before a device can play them (separate
-    /// audio and video formats), by index into ``assets``; empty when every asset plays as it is.
+    /// Streams that must go through the conversion pipeline before a device can play them, by index into
+    /// ``assets``; empty when every asset plays as it is. (``YTDLPResolver`` reports separate video and audio
+    /// formats as an error instead, since the conversion pipeline reads local files only.)
     public var needsConversion: Set<Int>
 
     /// Creates a resolution.
@@ -55,9 +62,8 @@ public struct MediaURLResolution: Sendable {
 
 /// The resolvers `castctl cast` consults, in order.
 public enum MediaURLResolvers {
-    /// None yet: URLs load as media. The yt-dlp resolver registers here once the device media
-    /// profiles and the conversion pipeline it needs exist.
-    public static let standard: [any MediaURLResolver] = []
+    /// yt-dlp, for web pages (``YTDLPResolver``).
+    public static let standard: [any MediaURLResolver] = [YTDLPResolver()]
 
     /// The first resolution of `url` by `resolvers`, or `nil` when none claims it.
     public static func resolve(_ url: URL, with resolvers: [any MediaURLResolver] = standard,

@@ -39,34 +39,46 @@ public struct SpeechRenderer: Sendable {
         guard trimmed.utf8.count <= Self.maximumTextBytes else {
             throw CastctlError(code: .speechFailed, message: "the text is longer than \(Self.maximumTextBytes / 1024) KiB")
         }
+        // CastProcess gives a child /dev/null for standard input: the text goes in a file beside the audio,
+        // read by espeak-ng (-f) or made the command's standard input by a shell redirection.
+        let textPath = (path as NSString).deletingLastPathComponent + "/.castctl-tts-\(UUID().uuidString).txt"
+        guard FileManager.default.createFile(atPath: textPath, contents: Data(trimmed.utf8)) else {
+            throw CastctlError(code: .speechFailed, message: "cannot write the text to \(textPath)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: textPath) }
+        let program: String
         let arguments: [String]
         let name: String
+        var environment = ["CASTCTL_TTS_TEXT": trimmed, "CASTCTL_TTS_OUTPUT": path]
         switch engine {
         case .espeakNG(let voice, let speed):
             name = "espeak-ng"
-            arguments = ["espeak-ng", "--stdin", "-w", path] + (voice.map { ["-v", $0] } ?? []) + (speed.map { ["-s", String($0)] } ?? [])
+            program = "espeak-ng"
+            arguments = ["-f", textPath, "-w", path] + (voice.map { ["-v", $0] } ?? []) + (speed.map { ["-s", String($0)] } ?? [])
         case .command(let command):
             name = "the TTS command"
-            arguments = ["/bin/sh", "-c", command]
+            program = "/bin/sh"
+            environment["CASTCTL_TTS_COMMAND"] = command
+            environment["CASTCTL_TTS_INPUT"] = textPath
+            arguments = ["-c", "exec /bin/sh -c \"$CASTCTL_TTS_COMMAND\" < \"$CASTCTL_TTS_INPUT\""]
         }
         try? FileManager.default.removeItem(atPath: path)
-        let result: ChildProcessRunner.Result
+        let result: ToolRun.Result
         do {
-            result = try await ChildProcessRunner.run(
-                arguments, input: Data(trimmed.utf8),
-                environment: ["CASTCTL_TTS_TEXT": trimmed, "CASTCTL_TTS_OUTPUT": path], timeout: timeout)
+            result = try await ToolRun.run(program, arguments, environment: environment, timeout: timeout)
         } catch {
             switch error {
-            case .notStarted(let why):
+            case .missing(let program):
                 let hint = name == "espeak-ng" ? " (apt-get install espeak-ng, or give --tts-command)" : ""
-                throw CastctlError(code: .speechFailed, message: why + hint)
+                throw CastctlError(code: .speechFailed, message: "\(program) is not installed (not found on PATH)\(hint)")
+            case .notStarted(let why): throw CastctlError(code: .speechFailed, message: why)
             case .timedOut: throw CastctlError(code: .speechFailed, message: "\(name) took longer than \(timeout); it was stopped")
             case .tooMuchOutput: throw CastctlError(code: .speechFailed, message: "\(name) wrote too much to standard output; it was stopped")
             case .cancelled: throw CastctlError(code: .speechFailed, message: "cancelled")
             }
         }
         guard result.status == 0 else {
-            let detail = result.errorText.split(separator: "\n").last.map { ": \($0)" } ?? ""
+            let detail = result.lastErrorLine.isEmpty ? "" : ": \(result.lastErrorLine)"
             throw CastctlError(code: .speechFailed, message: "\(name) failed with status \(result.status)\(detail)")
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
@@ -98,8 +110,8 @@ public struct SpeechRenderer: Sendable {
 public enum MediaDuration {
     /// Seconds, from `ffprobe -show_entries format=duration`, within 15 s.
     public static func probe(_ path: String) async -> Double? {
-        let result = try? await ChildProcessRunner.run(
-            ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "default=noprint_wrappers=1:nokey=1", path],
+        let result = try? await ToolRun.run(
+            "ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "default=noprint_wrappers=1:nokey=1", path],
             timeout: .seconds(15), outputLimit: 4096)
         guard let result, result.status == 0 else { return nil }
         let text = String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -8,6 +8,7 @@ import CastMediaServer
 import CastMetadata
 import CastQueue
 import Castor
+import CastctlKit
 import Dispatch
 import Foundation
 import Synchronization
@@ -35,6 +36,17 @@ struct Cast: AsyncParsableCommand {
             own process group and dies with castctl (Ctrl-C, the media stopped, the device lost, or castctl killed); \
             its temporary files are removed. Without ffmpeg (apt-get install ffmpeg) files are served as they are.
 
+            A web page (a video site's watch page, a page with a <video>) is resolved with yt-dlp when it is \
+            installed (apt-get install yt-dlp or pip install yt-dlp): castctl sends the URL a HEAD request, and when \
+            the answer is HTML it runs yt-dlp -J (within --resolve-timeout) and picks the format the device plays \
+            from its profile: a format with both video and audio, in a container and codecs the device decodes, \
+            at the highest resolution it takes. The subtitles yt-dlp lists in WebVTT become text tracks (the first \
+            is turned on unless --subtitles-off); a playlist becomes a queue (its first 50 entries). --format \
+            passes a yt-dlp format (yt-dlp -F URL lists them) instead. A page with only separate video and audio \
+            formats fails with their names (castctl does not merge them yet; choose one with --format); a page \
+            with no video fails too. The device fetches the media itself, without the cookies or headers some \
+            sites require.
+
             When the device is lost (heartbeat timeout, reset, closed), castctl reconnects with back-off for \
             --reconnect-timeout seconds: it rejoins the app if it still runs, re-launches it and reloads what was \
             playing, at the position extrapolated to the loss, if the device restarted, and stops if another sender \
@@ -48,6 +60,11 @@ struct Cast: AsyncParsableCommand {
     @OptionGroup(title: "What the device can play") var conversion: ConversionCommandOptions
     @Argument(help: "A media file, a directory, an .m3u/.m3u8/.pls playlist, or an http(s) URL.") var source: String
     @Option(help: "A subtitle file (.srt or .vtt) for the first item.") var subtitles: String?
+    @Option(help: ArgumentHelp(
+        "For a web page: the yt-dlp format to play (yt-dlp's -f, e.g. 18 or \"best[height<=720]\").",
+        valueName: "format"))
+    var format: String?
+    @Option(help: "For a web page: how long yt-dlp may take to resolve it, in seconds.") var resolveTimeout: Double = 120
     @Option(help: "The address to serve files on; by default the local address that reaches the device.") var serveHost: String?
     @Option(help: "The port to serve files on (0 picks a free one).") var servePort = 0
     @Flag(help: "Don't turn the first subtitle track on.") var subtitlesOff = false
@@ -89,7 +106,12 @@ struct Cast: AsyncParsableCommand {
 
     private func play(server: CastMediaServer, conversions: CastConversions, deviceHost: String?) async throws {
         let context = try await conversionContext(conversions: conversions, deviceHost: deviceHost)
-        let items = try await CastPlan.items(for: source, subtitles: subtitles, server: server, conversion: context)
+        let items: [QueueItem]
+        if let resolved = try await resolvePage(deviceHost: deviceHost) {
+            items = try CastPlan.items(resolved, subtitles: subtitles, server: server)
+        } else {
+            items = try await CastPlan.items(for: source, subtitles: subtitles, server: server, conversion: context)
+        }
         guard !items.isEmpty else { throw ValidationError("\(source) holds no playable media") }
         if !device.json {
             print("castctl: serving on \(server.baseURL) — \(items.count) item(s)")
@@ -175,6 +197,31 @@ struct Cast: AsyncParsableCommand {
         return ExitCode(SessionExit.mediaError.rawValue)
     }
 
+    /// What a web page plays (through ``MediaURLResolvers/standard``: yt-dlp), or `nil` for a file or a media URL.
+    private func resolvePage(deviceHost: String?) async throws -> MediaURLResolution? {
+        guard CastPlan.isURL(source), let url = URL(string: source) else { return nil }
+        let host = deviceHost ?? serveHost ?? "127.0.0.1"
+        let json = device.json
+        let started = ContinuousClock.now
+        // The profile decides the format; it is looked up only for a page, so a media URL costs no request to the device.
+        let lookup = ProfileOnce { await DeviceProfileLookup.resolve(conversion, device: device, host: host) }
+        let progress: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data("castctl: \(line)\n".utf8)) }
+        let context = MediaURLContext(
+            timeout: .seconds(resolveTimeout), format: format,
+            profile: {
+                let (profile, why) = await lookup.value()
+                if !json { progress("choosing a format for \(profile) from \(why)") }
+                return profile
+            },
+            progress: progress)
+        let resolution = try await MediaURLResolvers.resolve(url, in: context)
+        if let resolution, !json {
+            let seconds = Double((ContinuousClock.now - started).components.seconds)
+            FileHandle.standardError.write(Data("castctl: resolved \(source) to \(resolution.assets.count) item(s) in \(Int(seconds)) s\n".utf8))
+        }
+        return resolution
+    }
+
     /// ffmpeg, the device's profile and the options, or `nil` when files are served as they are (no ffmpeg).
     private func conversionContext(conversions: CastConversions, deviceHost: String?) async throws -> ConversionContext? {
         guard !CastPlan.isURL(source) else { return nil }
@@ -213,8 +260,36 @@ final class StartFlag: Sendable {
     var isSet: Bool { flag.withLock { $0 } }
 }
 
+/// Looks the device's profile up once, when a resolver first needs it.
+actor ProfileOnce {
+    private let lookup: @Sendable () async -> (CastDeviceProfile, String)
+    private var result: (CastDeviceProfile, String)?
+
+    init(_ lookup: @escaping @Sendable () async -> (CastDeviceProfile, String)) { self.lookup = lookup }
+
+    func value() async -> (CastDeviceProfile, String) {
+        if let result { return result }
+        let found = await lookup()
+        result = found
+        return found
+    }
+}
+
 /// Turns a source into queue items, publishing local files on the media server.
 enum CastPlan {
+    /// The queue items of a resolved page; `--subtitles` adds a track to the first.
+    static func items(_ resolution: MediaURLResolution, subtitles: String?, server: CastMediaServer) throws -> [QueueItem] {
+        var media = resolution.assets.map(\.mediaInformation)
+        if let subtitles, !media.isEmpty {
+            let registration = try server.register(subtitles: subtitles)
+            var tracks = media[0].tracks ?? []
+            tracks.append(MediaTrack(trackId: (tracks.map(\.trackId).max() ?? 0) + 1, type: .text, subtype: .subtitles,
+                                     contentId: registration.url, contentType: "text/vtt", name: "Subtitles", language: "und"))
+            media[0].tracks = tracks
+        }
+        return media.map { QueueItemBuilder(media: $0).build() }
+    }
+
     static func items(for source: String, subtitles: String?, server: CastMediaServer, conversion: ConversionContext? = nil) async throws
         -> [QueueItem] {
         if isURL(source) {

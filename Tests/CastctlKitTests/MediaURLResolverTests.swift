@@ -21,7 +21,7 @@ import Testing
         let b = try await MediaURLResolvers.resolve(URL(string: "https://b.example/watch")!, with: resolvers, in: context)
         #expect(b?.assets == [.identifier("b:/watch")])
         #expect(try await MediaURLResolvers.resolve(URL(string: "https://c.example/x.mp4")!, with: resolvers, in: context) == nil)
-        #expect(try await MediaURLResolvers.resolve(URL(string: "https://a.example/x")!, in: context) == nil)  // none registered yet
+        #expect(try await MediaURLResolvers.resolve(URL(string: "https://a.example/x")!, with: [], in: context) == nil)
         await #expect(throws: CastctlError.self) {
             try await MediaURLResolvers.resolve(URL(string: "https://a.example/x")!, with: resolvers,
                                                 in: MediaURLContext(timeout: .seconds(5), format: "none"))

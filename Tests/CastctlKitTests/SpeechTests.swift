@@ -1,4 +1,4 @@
-import CastctlKit
+@testable import CastctlKit
 import Foundation
 import Testing
 
@@ -21,20 +21,21 @@ func isGone(_ pid: pid_t) -> Bool {
     return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
 }
 
-@Suite struct ChildProcessRunnerTests {
-    @Test func feedsInputAndCollectsOutputErrorsAndStatus() async throws {
-        let result = try await ChildProcessRunner.run(
-            ["/bin/sh", "-c", "tr a-z A-Z; echo \"$EXTRA\" >&2; exit 3"], input: Data("hello\n".utf8), environment: ["EXTRA": "to stderr"],
+/// ToolRun's own bounds on top of CastProcess (whose tests cover process groups, the parent-death signal,
+/// the output cap and a missing program): a deadline and the caller's cancellation kill the whole group.
+@Suite struct ToolRunTests {
+    @Test func collectsOutputStatusAndTheLastErrorLineWithExtraEnvironment() async throws {
+        let result = try await ToolRun.run(
+            "/bin/sh", ["-c", "echo \"$EXTRA\"; echo first >&2; echo 'last line' >&2; exit 3"], environment: ["EXTRA": "hello"],
             timeout: .seconds(60))
         #expect(result.status == 3)
-        #expect(String(decoding: result.output, as: UTF8.self) == "HELLO\n")
-        #expect(result.errorText == "to stderr\n")
+        #expect(String(decoding: result.output, as: UTF8.self) == "hello\n")
+        #expect(result.lastErrorLine == "last line")
     }
 
-    @Test func aMissingProgramIsNotStarted() async {
-        await #expect(throws: ChildProcessRunner.Failure.self) {
-            try await ChildProcessRunner.run(["castctl-no-such-tool"], timeout: .seconds(5))
-        }
+    @Test func aMissingProgramIsNamed() async {
+        let error = await #expect(throws: ToolRun.Failure.self) { try await ToolRun.run("castctl-no-such-tool", [], timeout: .seconds(5)) }
+        #expect(error == .missing("castctl-no-such-tool"))
     }
 
     /// A child that never ends is killed with everything it started (its process group); the test
@@ -42,18 +43,19 @@ func isGone(_ pid: pid_t) -> Bool {
     @Test func aChildPastItsTimeKillsItsWholeGroup() async throws {
         let folder = try ScratchFolder()
         let pidFile = folder.path + "/pid"
-        await #expect(throws: ChildProcessRunner.Failure.self) {
-            try await ChildProcessRunner.run(["/bin/sh", "-c", "sleep 600 & echo $! > \(pidFile); wait"], timeout: .seconds(1))
+        let error = await #expect(throws: ToolRun.Failure.self) {
+            try await ToolRun.run("/bin/sh", ["-c", "sleep 600 & echo $! > \(pidFile); wait"], timeout: .seconds(1))
         }
+        #expect(error == .timedOut)
         let pid = try #require(pid_t(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(isGone(pid), "the shell's background child \(pid) outlived the run")
     }
 
     @Test func tooMuchOutputIsStopped() async {
-        let error = await #expect(throws: ChildProcessRunner.Failure.self) {
-            try await ChildProcessRunner.run(["/bin/sh", "-c", "yes"], timeout: .seconds(60), outputLimit: 100_000)
+        let error = await #expect(throws: ToolRun.Failure.self) {
+            try await ToolRun.run("/bin/sh", ["-c", "yes"], timeout: .seconds(60), outputLimit: 100_000)
         }
-        guard case .tooMuchOutput = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(error == .tooMuchOutput)
     }
 }
 
