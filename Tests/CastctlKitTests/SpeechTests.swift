@@ -51,6 +51,25 @@ func isGone(_ pid: pid_t) -> Bool {
         #expect(isGone(pid), "the shell's background child \(pid) outlived the run")
     }
 
+    /// The caller's cancellation kills the child: the run ends with `.cancelled` long before its deadline.
+    @Test func aCancelledRunKillsItsChild() async throws {
+        let folder = try ScratchFolder()
+        let pidFile = folder.path + "/pid"
+        let run = Task { () throws(ToolRun.Failure) -> ToolRun.Result in
+            try await ToolRun.run("/bin/sh", ["-c", "echo $$ > \(pidFile); exec sleep 600"], timeout: .seconds(3600))
+        }
+        // Cancel once the child is there (its pid file written; no event tells it, so the file is looked at every
+        // 5 ms, for 30 s at most), not at an arbitrary moment.
+        for _ in 0..<6_000 where (try? String(contentsOfFile: pidFile, encoding: .utf8))?.hasSuffix("\n") != true {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        run.cancel()
+        let result = await run.result
+        #expect(throws: ToolRun.Failure.cancelled) { try result.get() }
+        let pid = try #require(pid_t(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(isGone(pid), "the child \(pid) outlived the cancelled run")
+    }
+
     @Test func tooMuchOutputIsStopped() async {
         let error = await #expect(throws: ToolRun.Failure.self) {
             try await ToolRun.run("/bin/sh", ["-c", "yes"], timeout: .seconds(60), outputLimit: 100_000)

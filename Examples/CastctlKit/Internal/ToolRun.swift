@@ -49,30 +49,16 @@ struct ToolRun {
             throw .notStarted(error.message)
         }
         // Whichever comes first — the exit, the deadline, the caller's cancellation — the group is gone after.
-        let exit: ChildExit? = await withTaskCancellationHandler {
-            await withTaskGroup(of: ChildExit?.self) { group in
-                group.addTask { await run.exit() }
-                group.addTask {
-                    try? await Task.sleep(for: timeout)
-                    return nil
-                }
-                let first = await group.next() ?? nil
-                // The deadline first: kill the group now, or the group would wait for `exit()` (not cancellable) forever.
-                if first == nil { run.kill(SIGKILL) }
-                group.cancelAll()
-                return first
-            }
+        let exit = await withTaskCancellationHandler {
+            await run.exit(within: timeout)
         } onCancel: {
             run.kill(SIGKILL)
         }
         if Task.isCancelled {
-            await run.stop()
+            _ = await run.stop()
             throw .cancelled
         }
-        guard let exit else {
-            await run.stop()
-            throw .timedOut
-        }
+        guard let exit else { throw .timedOut }
         if run.outputOverflowed { throw .tooMuchOutput }
         let status: Int32 = switch exit {
         case .exited(let code): code
