@@ -60,7 +60,8 @@ func isGone(_ pid: pid_t) -> Bool {
         }
         // Cancel once the child is there (its pid file written; no event tells it, so the file is looked at every
         // 5 ms, for 30 s at most), not at an arbitrary moment.
-        for _ in 0..<6_000 where (try? String(contentsOfFile: pidFile, encoding: .utf8))?.hasSuffix("\n") != true {
+        for _ in 0..<6_000 {
+            if (try? String(contentsOfFile: pidFile, encoding: .utf8))?.hasSuffix("\n") == true { break }
             try await Task.sleep(for: .milliseconds(5))
         }
         run.cancel()
