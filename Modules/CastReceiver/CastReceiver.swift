@@ -106,7 +106,7 @@ public actor CastReceiver {
         self.loop = MultiThreadedEventLoopGroup.singleton.next()
         var settings = ReceiverEngine.Settings(configuration)
         let clock = ElapsedClock(configuration.clock)
-        settings.ntpTimeline = NTPTimeline(local: clock.now(), wallClock: .seconds(Date().timeIntervalSince1970))
+        settings.ntpTimeline = NTPTimeline.sampling(local: { clock.now() })
         self.engine = ReceiverEngine(settings: settings)
         self.clock = clock
         self.timersOnLoop = configuration.clock is ContinuousClock || configuration.clock is SuspendingClock

@@ -101,4 +101,22 @@ struct CryptoAndWireTests {
         let timeline = NTPTimeline(local: .seconds(10), wallClock: .seconds(1_700_000_000))
         #expect(timeline.local(of: timeline.ntp(at: .seconds(12) + .milliseconds(250))) == .seconds(12) + .milliseconds(250))
     }
+
+    @Test("A timeline read from two clocks keeps the tightest of its reads, the wall time halfway")
+    func sampling() {
+        // Wall-clock reads around each local read: a thread preempted for 8 ms, then 4 ms, then 2 µs, then 1 ms.
+        let walls: [Duration] = [.seconds(100), .seconds(100) + .milliseconds(8),
+                                 .seconds(200), .seconds(200) + .milliseconds(4),
+                                 .seconds(300), .seconds(300) + .microseconds(2),
+                                 .seconds(400), .seconds(400) + .milliseconds(1)]
+        var wallIndex = 0
+        var localIndex = 0
+        let timeline = NTPTimeline.sampling(
+            local: { localIndex += 1; return .seconds(localIndex) },
+            wallClock: { defer { wallIndex += 1 }; return walls[wallIndex] }, tries: 4)
+        #expect(timeline.localOrigin == .seconds(3))
+        #expect(timeline.wallClockAtOrigin == .seconds(300) + .microseconds(1))
+        let system = NTPTimeline.sampling(local: { .zero })
+        #expect(system.wallClockAtOrigin > .seconds(1_700_000_000))
+    }
 }

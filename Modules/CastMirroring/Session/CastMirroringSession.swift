@@ -139,7 +139,7 @@ public final class CastMirroringSession: Sendable {
             connection.remove(control)
             throw StreamingError(code: .socketFailed, message: "cannot resolve \(host)", cause: error)
         }
-        let timeline = NTPTimeline(local: elapsed.now(), wallClock: .seconds(Date().timeIntervalSince1970))
+        let timeline = NTPTimeline.sampling(local: { elapsed.now() })
         var senders: [MirroringTransmitter.Kind: StreamSender] = [:]
         var takenVideo: OfferedStream?
         var takenAudio: OfferedStream?

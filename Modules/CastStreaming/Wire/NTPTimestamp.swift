@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A 64-bit NTP timestamp (32 bits of seconds since 1900, 32 bits of fraction), as RTCP sender
 /// reports and receiver reference-time reports carry it.
 public struct NTPTimestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -46,6 +52,34 @@ public struct NTPTimeline: Sendable, Hashable {
     public init(local: Duration, wallClock: Duration) {
         localOrigin = local
         wallClockAtOrigin = wallClock
+    }
+
+    /// A timeline read from two clocks: the local one and the wall clock (since the Unix epoch).
+    ///
+    /// Reading one clock after the other is off by however long the thread waited between the reads (a
+    /// preempted thread on a busy machine: milliseconds). The wall clock is read on both sides of the local
+    /// clock, `tries` times, and the tightest pair is kept, the wall time taken halfway.
+    public static func sampling(
+        local: () -> Duration, wallClock: () -> Duration = NTPTimeline.systemWallClock, tries: Int = 5
+    ) -> NTPTimeline {
+        var best: (gap: Duration, timeline: NTPTimeline)?
+        for _ in 0..<max(1, tries) {
+            let before = wallClock()
+            let instant = local()
+            let after = wallClock()
+            let gap = after - before
+            if best == nil || gap < best!.gap {
+                best = (gap, NTPTimeline(local: instant, wallClock: before + gap / 2))
+            }
+        }
+        return best!.timeline
+    }
+
+    /// The system's wall clock (`CLOCK_REALTIME`), since the Unix epoch.
+    public static func systemWallClock() -> Duration {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return .seconds(Int64(now.tv_sec)) + .nanoseconds(Int64(now.tv_nsec))
     }
 
     /// The NTP timestamp of a local instant.
