@@ -83,6 +83,9 @@ struct ParsingTests {
         #expect(FragmentedMP4.initializationLength(segment) == 24 + 708)
         #expect(FragmentedMP4.initializationLength(box("moov", 10) + box("moof", 10)) == nil)  // no ftyp
         #expect(FragmentedMP4.initializationLength(box("ftyp", 8) + box("moov", 8) + box("mdat", 10)) == nil)
+        // A box whose size runs to nearly Int.max (found by FuzzFragmentedMP4: it overflowed the next offset).
+        let huge: [UInt8] = [0, 0, 0, 1] + Array("ftyp".utf8) + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0]
+        #expect(FragmentedMP4.initializationLength(huge + box("moov", 8)) == nil)
         #expect(FragmentedMP4.initializationLength(Array(segment.prefix(30))) == nil)
         #expect(FragmentedMP4.initializationLength([0, 0, 0, 4] + Array("ftyp".utf8)) == nil)  // a size below its header
         let large: [UInt8] = [0, 0, 0, 1] + Array("ftyp".utf8) + [0, 0, 0, 0, 0, 0, 0, 24] + [UInt8](repeating: 0, count: 8)
