@@ -51,11 +51,12 @@ test: bootstrap-test
 fuzz: bootstrap-build
 	scripts/fuzz.sh run 0
 
-## FUZZ_SECONDS per fuzz target, from the committed corpus (part of `make test`).
+## FUZZ_SECONDS per fuzz target, from the minimized in-tree corpus Tests/Fuzz/Corpus (part of `make test`).
 fuzz-short: bootstrap-build
 	scripts/fuzz.sh run $(FUZZ_SECONDS)
 
-## A campaign: every fuzz target in turn for FUZZ_HOURS in total, merged into Tests/Fuzz/Corpus (Modules/Castor/Castor.docc/Fuzzing.md).
+## A campaign: every fuzz target in turn for FUZZ_HOURS in total, from its full corpus (Tests/Fuzz/Archive/<target>.tar.xz,
+## unpacked), merged back into that archive and the minimized Tests/Fuzz/Corpus (Modules/Castor/Castor.docc/Fuzzing.md).
 fuzz-long: bootstrap-build
 	nice -n 19 scripts/fuzz.sh campaign $(FUZZ_HOURS)
 

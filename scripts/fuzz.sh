@@ -7,17 +7,23 @@
 #                                                 process, starting from the committed corpus and the seeds
 #   scripts/fuzz.sh campaign HOURS [TARGET[=WEIGHT]...]
 #                                                 long run: every target (or those named) in turn, HOURS in total
-#                                                 shared by weight (default 1), FUZZ_JOBS parallel jobs; then merges
-#                                                 what was found into the committed corpus, minimizes findings and
+#                                                 shared by weight (default 1), FUZZ_JOBS parallel jobs, starting from
+#                                                 the target's full corpus (its archive, unpacked); then merges what was
+#                                                 found into the archive and the in-tree corpus, minimizes findings and
 #                                                 prints a summary per target
-#   scripts/fuzz.sh merge [TARGET...]             re-minimize Tests/Fuzz/Corpus/<target> with what fuzz/corpus-<target> holds
+#   scripts/fuzz.sh merge [TARGET...]             merge fuzz/corpus-<target> into the target's archive and re-minimize
+#                                                 its in-tree corpus from it
+#   scripts/fuzz.sh unpack [TARGET...]            unpack each target's archive into fuzz/corpus-<target>
 #   scripts/fuzz.sh minimize TARGET FILE          minimize a crashing input (-minimize_crash=1) next to it
 #   scripts/fuzz.sh reproduce TARGET FILE...      run a target on inputs (a finding, a regression file)
 #
 # Targets are the directories Tests/Fuzz/Sources/Fuzz*; each reads Tests/Fuzz/Seeds/<target>/ (hand-made
-# seeds), Tests/Fuzz/Corpus/<target>/ (the committed, minimized corpus) and Tests/Fuzz/Dictionaries/<target>.dict
-# (tokens of its input language) when they exist, and writes new inputs to the
-# untracked fuzz/corpus-<target>/. Findings go to fuzz/crashes/<target>/ and make `run` and `campaign` fail.
+# seeds), Tests/Fuzz/Corpus/<target>/ (the committed corpus, minimized to the fewest inputs that keep every edge)
+# and Tests/Fuzz/Dictionaries/<target>.dict (tokens of its input language) when they exist, and writes new inputs
+# to the untracked fuzz/corpus-<target>/. The campaigns' full corpora (every feature libFuzzer tells apart) are kept
+# as one archive per target, Tests/Fuzz/Archive/<target>.tar.xz: `campaign` unpacks it into fuzz/corpus-<target>
+# before the target's run and writes it again after. A target without an archive works the same way: its in-tree
+# corpus is then all it has. Findings go to fuzz/crashes/<target>/ and make `run` and `campaign` fail.
 #
 # Environment: FUZZ_JOBS (parallel jobs in a campaign; default: the number of cores), FUZZ_RUNS (a campaign
 # stops each target after this many executions in total, whichever comes first with the time), FUZZ_MAX_FINDINGS
@@ -100,18 +106,62 @@ corpus_coverage() {
   grep -m1 -E "INITED cov:" <<<"$out" | grep -oE "cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[0-9]+[a-zA-Z]*" || echo "cov: ? ft: ? corp: ?"
 }
 
-merge_target() {
-  local t="$1" bin; bin=$(binary "$t")
-  local committed="Tests/Fuzz/Corpus/$t" fresh="fuzz/merge-$t"
-  rm -rf "$fresh"; mkdir -p "$fresh" "$committed" "fuzz/corpus-$t"
-  # -merge=1 keeps the smallest set of inputs that covers every feature of all the directories named after the first.
+archive_of() { echo "$root/Tests/Fuzz/Archive/$1.tar.xz"; }
+
+# Unpacks a target's archive (its full corpus) into fuzz/corpus-<target>, beside what local runs put there.
+unpack_archive() {
+  local t="$1" archive; archive=$(archive_of "$t")
+  mkdir -p "fuzz/corpus-$t"
+  [ -f "$archive" ] || return 0
+  tar -xJf "$archive" -C "fuzz/corpus-$t"
+}
+
+# Writes a directory's files as a target's archive, byte for byte the same for the same files (sorted names,
+# no dates or owners), so that an unchanged corpus leaves git nothing to commit.
+pack_archive() {
+  local t="$1" dir="$2" archive; archive=$(archive_of "$t")
+  mkdir -p "$(dirname "$archive")"
+  (cd "$dir" && find . -maxdepth 1 -type f -printf '%f\n' | LC_ALL=C sort) >"fuzz/$t.files"
+  tar --create --file=- --directory="$dir" --no-recursion \
+      --owner=0 --group=0 --numeric-owner --mtime=@0 --mode=a+r,u+w,go-w --format=gnu --files-from="fuzz/$t.files" \
+    | xz -6 --threads=1 >"$archive.tmp"
+  mv "$archive.tmp" "$archive"
+  rm -f "fuzz/$t.files"
+}
+
+# `-merge=1 ARGS... OUT IN...` into a fresh OUT (a `-set_cover_merge=1` among ARGS takes the place of -merge=1);
+# a failure (an input that crashes) keeps the old corpus.
+merge_into() {
+  local t="$1" out="$2" log="$3"; shift 3
+  local bin; bin=$(binary "$t")
+  rm -rf "$out"; mkdir -p "$out"
   # shellcheck disable=SC2086
-  if ! "$bin" -merge=1 $(common_args) "$fresh" "$committed" "fuzz/corpus-$t" $( [ -d "Tests/Fuzz/Seeds/$t" ] && echo "Tests/Fuzz/Seeds/$t" ) \
-      >"fuzz/$t.merge.log" 2>&1; then
-    echo "fuzz: merging $t failed (an input of the corpus crashes?) — see fuzz/$t.merge.log"; tail -20 "fuzz/$t.merge.log"
-    rm -rf "$fresh"; return 1
+  if ! "$bin" -merge=1 $(common_args) "$@" >"$log" 2>&1; then
+    echo "fuzz: merging $t failed (an input of the corpus crashes?) — see $log"; tail -20 "$log"
+    rm -rf "$out"; return 1
   fi
-  rm -rf "$committed"; mv "$fresh" "$committed"
+}
+
+# The target's full corpus (archive, in-tree corpus, local inputs, seeds) merged keeping every feature, written
+# back as its archive; then the in-tree corpus re-minimized from it to few inputs that keep every edge
+# (-set_cover_merge=1 -use_counters=0: an edge is a feature whatever its hit count, and a set cover of them is
+# about half the size of -merge=1's greedy set), which is what `run` (CI) starts from. A second pass, -merge=1,
+# adds inputs for edges the first missed: some harnesses keep state from one input to the next (a decoder's
+# recent strings, a status memory), so an input's edges depend on what ran before it (a single pass left up to
+# 6 of FuzzQueueItemsBytes' 3 258 edges out).
+merge_target() {
+  local t="$1"
+  local committed="Tests/Fuzz/Corpus/$t" full="fuzz/full-$t" small="fuzz/small-$t"
+  mkdir -p "$committed"
+  unpack_archive "$t"
+  merge_into "$t" "$full" "fuzz/$t.merge.log" "$full" "$committed" "fuzz/corpus-$t" \
+    $( [ -d "Tests/Fuzz/Seeds/$t" ] && echo "Tests/Fuzz/Seeds/$t" ) || return 1
+  merge_into "$t" "$small" "fuzz/$t.minimize.log" -set_cover_merge=1 -use_counters=0 "$small" "$full" || { rm -rf "$full"; return 1; }
+  # shellcheck disable=SC2086
+  "$(binary "$t")" -merge=1 -use_counters=0 $(common_args) "$small" "$full" >>"fuzz/$t.minimize.log" 2>&1 \
+    || { echo "fuzz: minimizing $t failed — see fuzz/$t.minimize.log"; rm -rf "$full" "$small"; return 1; }
+  pack_archive "$t" "$full"
+  rm -rf "$committed"; mv "$small" "$committed"; rm -rf "$full"
 }
 
 minimize_finding() {
@@ -180,6 +230,7 @@ campaign() {
     local bin; bin=$(binary "$t")
     local corpus="$root/fuzz/corpus-$t" crashes="$root/fuzz/crashes/$t" work="$root/fuzz/campaign-$t"
     mkdir -p "$corpus" "$crashes"; rm -rf "$work"; mkdir -p "$work"
+    unpack_archive "$t"  # the full corpus of earlier campaigns, not only the minimized one in the tree
     local known; known=$(findings "$t")
     local args; args="$(common_args) $(dict_arg "$t") -artifact_prefix=$crashes/ -jobs=$jobs -workers=$jobs"
     echo "fuzz: $t for ${seconds}s"
@@ -214,9 +265,10 @@ campaign() {
     local edges features files bytes
     edges=$(echo "$cov" | sed -n 's/.*cov: \([0-9?]*\).*/\1/p'); features=$(echo "$cov" | sed -n 's/.*ft: \([0-9?]*\).*/\1/p')
     files=$(find "Tests/Fuzz/Corpus/$t" -type f | wc -l); bytes=$(du -sb "Tests/Fuzz/Corpus/$t" | cut -f1)
+    local archived; archived=$(tar -tJf "$(archive_of "$t")" | grep -c -v '/$' || true)
     printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$t" "$elapsed" "$runs" "$(( runs / (elapsed > 0 ? elapsed : 1) ))" \
       "$edges" "$features" "$files" "$bytes" "${rss:-?}" "$found" >>"$summary"
-    echo "fuzz: $t: $runs executions in ${elapsed}s, coverage $edges edges / $features features, corpus $files files ($bytes bytes), peak RSS ${rss:-?} MB, $found finding(s)"
+    echo "fuzz: $t: $runs executions in ${elapsed}s, coverage $edges edges / $features features, corpus $files files ($bytes bytes; $archived in its archive), peak RSS ${rss:-?} MB, $found finding(s)"
     if [ "$found" -gt 0 ]; then
       status=1
       for f in $(new_findings "$t" "$known"); do echo "fuzz:   finding $(minimize_finding "$t" "$f")"; done
@@ -236,8 +288,9 @@ case "$command" in
   campaign) [ -n "${1:-}" ] || { echo "usage: scripts/fuzz.sh campaign HOURS [TARGET[=WEIGHT]...]"; exit 2; }
     hours="$1"; shift; build; campaign "$hours" "$@" ;;
   merge) build; mkdir -p fuzz; for t in ${*:-$(all_targets)}; do merge_target "$t"; echo "fuzz: $t $(corpus_coverage "$t")"; done ;;
+  unpack) mkdir -p fuzz; for t in ${*:-$(all_targets)}; do unpack_archive "$t"; echo "fuzz: $t: fuzz/corpus-$t has $(find "fuzz/corpus-$t" -type f | wc -l) files"; done ;;
   minimize) [ $# -eq 2 ] || { echo "usage: scripts/fuzz.sh minimize TARGET FILE"; exit 2; }; build; minimize_finding "$1" "$2" ;;
   reproduce) [ $# -ge 2 ] || { echo "usage: scripts/fuzz.sh reproduce TARGET FILE..."; exit 2; }
     build; t="$1"; shift; "$(binary "$t")" -rss_limit_mb="$rss_mb" -timeout="$timeout_s" "$@" ;;
-  *) sed -n '2,25p' "$0"; exit 2 ;;
+  *) sed -n '2,31p' "$0"; exit 2 ;;
 esac

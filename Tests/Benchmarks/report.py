@@ -18,13 +18,23 @@ def quantile(values, q):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("raw")
-    parser.add_argument("out")
+    parser.add_argument("raw", nargs="?")
+    parser.add_argument("out", nargs="?")
+    parser.add_argument("--readme", default="README.md",
+                        help="the README whose Performance section is rewritten from the results ('' to leave it)")
+    parser.add_argument("--readme-from", metavar="RESULTS_JSON",
+                        help="only rewrite the README's Performance section from a results.json already written")
     parser.add_argument("--build-seconds", type=int, default=0)
     parser.add_argument("--command", default="make bench")
     for name in ("rounds", "connect-runs", "seek-rounds", "seeks", "devices"):
         parser.add_argument("--" + name, type=int, default=0)
     args = parser.parse_args()
+    if args.readme_from:
+        with open(args.readme_from, encoding="utf-8") as recorded:
+            write_readme(args.readme, json.load(recorded), args.readme_from)
+        return 0
+    if not args.raw or not args.out:
+        parser.error("RAW and OUT are needed unless --readme-from is given")
 
     by_label = {}
     for line in open(args.raw, encoding="utf-8"):
@@ -327,6 +337,79 @@ def main():
     with open(args.out, "w", encoding="utf-8") as out:
         json.dump(results, out, indent=2, ensure_ascii=False)
     print(f"\nwrote {args.out}")
+    if args.readme:
+        write_readme(args.readme, results, args.out)
+
+
+README_START, README_END = "<!-- performance:start -->", "<!-- performance:end -->"
+
+
+def readme_section(results, source):
+    """The README's Performance section: the run's tables and what they say, from a results.json."""
+    def verdicts(markdown):
+        rows = [line.split(" | ") for line in markdown.splitlines()[2:]]
+        return [(row[0].lstrip("| "), row[-1].rstrip(" |")) for row in rows]
+
+    judged = [(name, verdict) for name, verdict in
+              verdicts(results.get("table_markdown", "")) + verdicts(results.get("convert_table_markdown", ""))
+              if verdict == "yes" or verdict.startswith("NO")]
+    met = [name for name, verdict in judged if verdict == "yes"]
+    missed = [f"{name} ({verdict})" for name, verdict in judged if verdict.startswith("NO")]
+    runs = results.get("runs", {})
+    load = results.get("load_average") or []
+    when = (f"{results.get('date', 'an unrecorded date')}, commit {results.get('commit') or 'unknown'}, "
+            f"{results.get('cpus', '?')} CPUs, load average {', '.join(f'{value:.2f}' for value in load) or 'unrecorded'}")
+    size = (f"{runs.get('connect_rounds', 0)} rounds × {runs.get('connects_per_round', 0)} connects, "
+            f"{runs.get('seek_rounds', 0)} rounds × {runs.get('seeks_per_round', 0)} SEEKs, {runs.get('devices', 0)} devices")
+    full = {"connect_rounds": 5, "connects_per_round": 20, "seek_rounds": 5, "seeks_per_round": 1000, "devices": 1000}
+    if any(runs.get(key, 0) < value for key, value in full.items()):
+        size += "; a reduced run, smaller than make bench's defaults, so not comparable with a full one"
+    if missed:
+        verdict = f"{len(met)} of {len(judged)} goals met; missed: {'; '.join(missed)}."
+    else:
+        verdict = f"every goal met ({len(met)} of {len(judged)})."
+    lines = [
+        README_START,
+        "## Performance",
+        "",
+        "Castor against pychromecast 14 and a raw-TLS floor (a bare GnuTLS connection), measured alternately in one run on",
+        "loopback against the emulated receiver (reply latency 0); casting local files against VLC 3 when the run had root.",
+        f"This section is written by `make bench` (`Tests/Benchmarks/report.py`) from {source}:",
+        f"the run of {when} ({size}).",
+        f"In that run: {verdict}",
+        "",
+        results.get("table_markdown", ""),
+    ]
+    if results.get("convert_table_markdown"):
+        lines += ["", results["convert_table_markdown"]]
+    lines += [
+        "",
+        "Absolute figures depend on the machine and its load (above); the ratios between contenders measured in the",
+        "same rounds are what to read. The method, how to reproduce it and the current figures of every section (among",
+        "them mirroring against Open Screen's sender, which `make bench` runs after this table is written):",
+        "[Performance](Modules/Castor/Castor.docc/Performance.md); the history of every round:",
+        "[Docs/performance-log.md](Docs/performance-log.md).",
+        README_END,
+    ]
+    return "\n".join(lines)
+
+
+def write_readme(path, results, source):
+    """Replaces what lies between the README's performance markers; leaves the file alone without them."""
+    try:
+        with open(path, encoding="utf-8") as readme:
+            text = readme.read()
+    except OSError as error:
+        print(f"README not rewritten: {error}", file=sys.stderr)
+        return
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        print(f"README not rewritten: {path} has no {README_START} … {README_END} markers", file=sys.stderr)
+        return
+    updated = text[:start] + readme_section(results, results.get("source") or f"`{source}`") + text[end + len(README_END):]
+    with open(path, "w", encoding="utf-8") as readme:
+        readme.write(updated)
+    print(f"rewrote the Performance section of {path}")
 
 
 if __name__ == "__main__":

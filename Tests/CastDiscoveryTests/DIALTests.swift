@@ -1,4 +1,5 @@
 import Foundation
+import CastTestSupport
 import Testing
 
 @testable import CastDIAL
@@ -131,14 +132,13 @@ let realDescription = """
         #expect(DiscoveryReport(devices: [makeDevice()], diagnostics: [], timeout: .seconds(5)).diagnostics.isEmpty)
     }
 
-    @Test func discoverRunsForTheTimeoutOnTheInjectedClock() async {
-        let clock = SignallingClock()
+    @Test func discoverRunsForTheTimeoutOnTheInjectedClock() async throws {
+        let clock = ManualClock()
         let browser = ScriptedBrowser()
-        var sleeps = clock.sleepers.makeAsyncIterator()
         let run = Task { await CastDiscovery.discover(using: browser, timeout: .seconds(3), clock: clock) }
-        _ = await sleeps.next()
+        try await waitUntil("discover sleeps for its timeout") { clock.sleeperDeadlines.contains(ManualClock.Instant(offset: .seconds(3))) }
         browser.hub.upsert("x", makeDevice())
-        clock.advance(by: .seconds(3))
+        await clock.advance(by: .seconds(3))
         let report = await run.value
         #expect(report.devices.map(\.friendlyName) == ["TV"])
         #expect(report.diagnostics.isEmpty)

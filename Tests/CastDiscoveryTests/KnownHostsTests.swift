@@ -43,7 +43,7 @@ final class FakeEurekaFetcher: HTTPFetcher {
     }
 
     @Test func probesPeriodicallyAndExplainsFailures() async throws {
-        let clock = SignallingClock()
+        let clock = ManualClock()
         let prober = FakeProber()
         let good = KnownHost(host: "10.0.0.5"), closed = KnownHost(host: "10.0.0.6")
         prober.set(good, .success(makeDevice(address: "10.0.0.5", source: .knownHost)))
@@ -52,7 +52,6 @@ final class FakeEurekaFetcher: HTTPFetcher {
             configuration: .init(hosts: [good, closed], interval: .seconds(30), missesBeforeRemoval: 2, clock: clock),
             prober: prober)
         var events = browser.events().makeAsyncIterator()
-        var sleeps = clock.sleepers.makeAsyncIterator()
         await browser.start()
         // Round 1, at once: the device appears; the closed port is explained.
         var round1: [DeviceBrowserEvent] = []
@@ -65,14 +64,18 @@ final class FakeEurekaFetcher: HTTPFetcher {
 
         // The device stops answering: one miss keeps it (with a diagnostic), the second removes it.
         prober.set(good, .failure(CastDiscoveryError(code: .socket, message: "connect timed out")))
-        _ = await sleeps.next()
-        clock.advance(by: .seconds(30))
+        try await waitUntil("the browser sleeps until its second round") {
+            clock.sleeperDeadlines.contains(ManualClock.Instant(offset: .seconds(30)))
+        }
+        await clock.advance(by: .seconds(30))
         let miss = await events.next()
         guard case .diagnostic(let unreachable)? = miss else { Issue.record("expected a diagnostic, got \(String(describing: miss))"); return }
         #expect(unreachable.code == .hostUnreachable && unreachable.subject == "10.0.0.5:8009")
         #expect(browser.devices.count == 1)
-        _ = await sleeps.next()
-        clock.advance(by: .seconds(30))
+        try await waitUntil("the browser sleeps until its third round") {
+            clock.sleeperDeadlines.contains(ManualClock.Instant(offset: .seconds(60)))
+        }
+        await clock.advance(by: .seconds(30))
         guard case .removed(let removed)? = await events.next() else { Issue.record("expected removal"); return }
         #expect(removed.id == added.id)
         #expect(browser.devices.isEmpty)

@@ -209,7 +209,7 @@ struct HostileRequestTests {
 
     @Test func slowClientIsCutOffAndOthersAreServed() async throws {
         let setup = try makeFiles()
-        let clock = ServerTestClock()
+        let clock = ManualClock()
         try await withServer(idleTimeout: .seconds(30), clock: clock) { server in
             let registration = try server.register(file: setup.moviePath)
             // A client that sends half a request head and then nothing.
@@ -218,13 +218,13 @@ struct HostileRequestTests {
                 try connection.send("GET \(registration.path) HTTP/1.1\r\nHost: x\r\nX-Slow: ")
                 return connection
             }
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(29))
+            await clock.waitForSleepers(count: 1)
+            await clock.advance(by: .seconds(29))
             // Still open: a well-behaved request on another connection works meanwhile.
             let other = try await rawRequest(port: server.port, "GET \(registration.path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             #expect(other?.status == 200)
             #expect(other?.body == setup.movie)
-            clock.advance(by: .seconds(2))
+            await clock.advance(by: .seconds(2))
             let leftovers = try await onBlockingThread { try slow.readUntilClosed() }
             #expect(leftovers.isEmpty)
             let after = try await rawRequest(port: server.port, "GET \(registration.path) HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -235,7 +235,7 @@ struct HostileRequestTests {
     @Test func steadyReaderOfALargeFileIsNotCutOff() async throws {
         let directory = try TemporaryDirectory()
         let path = try directory.sparse("big.mp4", size: 1 << 30, patches: [])
-        let clock = ServerTestClock()
+        let clock = ManualClock()
         try await withServer(idleTimeout: .seconds(30), clock: clock) { server in
             let registration = try server.register(file: path)
             let connection = try await onBlockingThread { () -> RawConnection in
@@ -248,7 +248,7 @@ struct HostileRequestTests {
             var received = 0
             for _ in 0..<10 {
                 received += try await onBlockingThread { try connection.readBytes(32 << 20) }
-                clock.advance(by: .seconds(20))
+                await clock.advance(by: .seconds(20))
             }
             #expect(received == 10 * (32 << 20))
             #expect(server.openConnectionCount == 1)
@@ -278,7 +278,7 @@ struct HostileRequestTests {
     @Test func stalledReaderIsCutOff() async throws {
         let directory = try TemporaryDirectory()
         let path = try directory.sparse("big.mp4", size: 1 << 30, patches: [])
-        let clock = ServerTestClock()
+        let clock = ManualClock()
         try await withServer(idleTimeout: .seconds(30), clock: clock) { server in
             let registration = try server.register(file: path)
             // Asks for 1 GiB and never reads: the server fills the socket buffers, then cannot progress.
@@ -287,7 +287,7 @@ struct HostileRequestTests {
                 try connection.send("GET \(registration.path) HTTP/1.1\r\nHost: x\r\n\r\n")
                 return connection
             }
-            await clock.waitForSleepers(1)
+            await clock.waitForSleepers(count: 1)
             let serverSide = try #require(server.connections.open.first)
             let closed = Mutex(false)
             serverSide.closeFuture.whenComplete { _ in
@@ -299,7 +299,7 @@ struct HostileRequestTests {
             // connection. After each advance, await one or the other (the clock announces a sleeper).
             var advances = 0
             while !closed.withLock({ $0 }) && advances < 100_000 {
-                clock.advance(by: .seconds(31))
+                await clock.advance(by: .seconds(31))
                 advances += 1
                 let settled = await ChangeSignal.shared.wait(
                     for: { closed.withLock { $0 } || clock.sleeperCount > 0 }, until: .now + .seconds(30))
@@ -316,7 +316,7 @@ struct HostileRequestTests {
 
     @Test func idleKeepAliveConnectionIsClosedAfterTimeout() async throws {
         let setup = try makeFiles()
-        let clock = ServerTestClock()
+        let clock = ManualClock()
         try await withServer(idleTimeout: .seconds(30), clock: clock) { server in
             let registration = try server.register(file: setup.moviePath)
             let connection = try await onBlockingThread { () -> RawConnection in
@@ -325,8 +325,8 @@ struct HostileRequestTests {
                 _ = try connection.readResponse()
                 return connection
             }
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(31))
+            await clock.waitForSleepers(count: 1)
+            await clock.advance(by: .seconds(31))
             let closed = try await onBlockingThread { try connection.readUntilClosed() }
             #expect(closed.isEmpty)
         }

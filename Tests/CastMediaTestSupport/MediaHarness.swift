@@ -60,14 +60,3 @@ public struct MediaHarness: Sendable {
     }
 }
 
-/// Waits until `condition` holds; fails after 30 s.
-///
-/// Event-driven: the condition is checked at once and then each time ``ChangeSignal/shared`` is
-/// bumped (the scripted receiver got or sent a message, the sender applied a message or published a
-/// status or event, a ``ManualClock`` changed), never in a polling loop. The deadline only turns a
-/// hang into a failure; no test passes or fails on how fast something happens.
-public func waitUntil(_ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async throws {
-    if await ChangeSignal.shared.wait(for: condition, until: .now + .seconds(30)) { return }
-    Issue.record("Timed out waiting until \(what)", sourceLocation: sourceLocation)
-    throw CancellationError()
-}

@@ -179,6 +179,9 @@ struct ReceiverShellTests {
         // The heartbeat timer armed while the sender was connected fires within milliseconds and re-arms
         // for the end of the media. This wait is no threshold: with the timer's clamp the test passes
         // however long it is; it only gives an unclamped timer the chance to overflow (and trap) first.
+        // It stays a sleep because what it waits for is that nothing happens: the timer runs on the
+        // system clock (the path under test; a manual clock takes the task path instead) and its firing
+        // has no outward effect with no sender connected, so there is no event to await.
         try await Task.sleep(for: .milliseconds(300))
         #expect(await receiver.mediaStatus?[0]?["media"]?["duration"] == 1e15)
         await receiver.stop()

@@ -220,7 +220,7 @@ struct CastIntentPlayerFailureTests {
         let response = await podcast.resolver(store: InMemoryIntentStore()).handlePlay(intent)
         let player = try #require(device.cast.player)
         await device.receiver.stop()
-        try await eventually("the session ended") { device.cast.player == nil }
+        try await waitUntil("the session ended") { device.cast.player == nil }
 
         // Through the façade: no session any more.
         let viaCast = await CastIntentPlayer(cast: device.cast, assets: podcast.assets).play(response, for: intent)

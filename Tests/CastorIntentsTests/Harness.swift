@@ -96,11 +96,3 @@ struct Podcast: Sendable {
 }
 
 
-/// Waits for something that travels over a real socket; fails after 30 s. Event-driven: the
-/// condition is checked again when an `Observable` property it read changes or ``ChangeSignal/shared``
-/// is bumped, never by polling.
-func eventually(_ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async throws {
-    if await ChangeSignal.shared.wait(for: condition, until: .now + .seconds(30)) { return }
-    Issue.record("Timed out waiting until \(what)", sourceLocation: sourceLocation)
-    throw CancellationError()
-}

@@ -1,6 +1,7 @@
 import CastChannels
 import CastMedia
 import CastQueue
+import CastTestSupport
 import Testing
 @testable import Castor
 

@@ -1,4 +1,5 @@
 import CastReceiver
+import CastTestSupport
 import Foundation
 import Testing
 @testable import Castor

@@ -96,18 +96,6 @@ final class Router: CastDelegate {
     func castEndSession(with state: CastResumeState?) { continuation.yield(.ended(state)) }
 }
 
-/// Waits until `condition` holds (state travels through tasks); fails after 30 s.
-///
-/// Event-driven: the condition is checked at once, then after each change of an `Observable`
-/// property it read (the `Cast`, its player, items and controllers) and each bump of
-/// ``ChangeSignal/shared`` (a ``ManualClock`` changed, a test log or connector recorded something),
-/// never in a polling loop. The deadline only turns a hang into a failure; no test passes or fails
-/// on how fast something happens.
-func waitUntil(_ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async throws {
-    if await ChangeSignal.shared.wait(for: condition, until: .now + .seconds(30)) { return }
-    Issue.record("Timed out waiting until \(what)", sourceLocation: sourceLocation)
-    throw CancellationError()
-}
 
 enum Assets {
     static func movie(_ n: Int, live: Bool = false) -> CastAsset {

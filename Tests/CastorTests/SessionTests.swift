@@ -2,6 +2,7 @@ import CastChannels
 import CastDiscovery
 import CastMedia
 import CastReceiver
+import CastTestSupport
 import Foundation
 import Testing
 @testable import Castor

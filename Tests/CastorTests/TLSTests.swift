@@ -1,5 +1,6 @@
 import CastDiscovery
 import CastReceiver
+import CastTestSupport
 import CastTransport
 import Foundation
 import Testing
@@ -120,6 +121,9 @@ import Testing
                 restarted = candidate
             } catch {
                 lastError = error
+                // Not a wait for an event: stop() has closed the old listener and its connections, so
+                // the port is free; this spaces the attempts of a bind that has failed under load for a
+                // cause not yet found (no event says when a retry would succeed).
                 try await Task.sleep(for: .milliseconds(20))
             }
         }

@@ -28,7 +28,11 @@ extension FaultLabTests {
             let startPosition = loaded.flatMap { try? JSONValue(parsing: $0) }?["currentTime"]?.doubleValue ?? 0
             // The receiver really fetched the movie from castctl's server across the veth.
             #expect(await FaultLab.line(receiver) { $0.contains("cast-receiver: fetch") } != nil, "\(receiver.output)")
-            try await Task.sleep(for: .seconds(3))  // let it play a little, so the resume position means something
+            // Let it play a little, so the resume position means something: playback time passes on the
+            // receiver's own clock, in another process, and a device reports no progress unasked, so
+            // there is no event to await here (nothing is asserted on it; it only gives the printed
+            // extrapolation error three seconds to show itself).
+            try await Task.sleep(for: .seconds(3))
 
             let killedAt = ContinuousClock.now
             kill(receiver.pid, SIGKILL)
