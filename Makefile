@@ -38,14 +38,27 @@ demo: bootstrap-build
 ## too long for CI). That build has its own scratch folder (.build/static-debug): an ordinary link in a folder
 ## where a static build compiled asks for libCoreFoundation.so (CI failed so when they shared .build).
 test: bootstrap-test
+	@echo "make test: $$(date -u +%T) building the tests"
 	$(SWIFT) build --build-tests
+	@echo "make test: $$(date -u +%T) the static programs for the packaging tests"
 	$(MAKE) release CONFIGURATION=debug
+	@echo "make test: $$(date -u +%T) the new-user and discovery-only packages"
 	$(MAKE) new-user-package
 	$(MAKE) discovery-only-package
-	SWIFT=$(SWIFT) scripts/run-tests.sh
+	@echo "make test: $$(date -u +%T) the tests (and the fuzzers' build beside them)"
+	@# The fuzzers (a release build with sanitizers in .build-fuzz, about 5 min of both cores) build at low priority
+	@# while the tests run, which mostly wait on sockets and children; fuzz-short then only runs them.
+	@mkdir -p .build; nice -n 19 scripts/fuzz.sh build > .build/fuzz-build.log 2>&1 & fuzz=$$!; \
+	status=0; SWIFT=$(SWIFT) scripts/run-tests.sh || status=$$?; \
+	if ! wait $$fuzz; then tail -40 .build/fuzz-build.log; echo "make test: the fuzzers did not build"; exit 1; fi; \
+	exit $$status
+	@echo "make test: $$(date -u +%T) TLS conformance as an unprivileged user"
 	scripts/conformance-as-user.sh
+	@echo "make test: $$(date -u +%T) the documentation"
 	$(MAKE) docs
+	@echo "make test: $$(date -u +%T) the fuzzers, $(FUZZ_SECONDS) s each"
 	$(MAKE) fuzz-short
+	@echo "make test: $$(date -u +%T) done"
 
 ## Fuzz the first fuzz target until Ctrl-C (scripts/fuzz.sh run 0 TARGET for another).
 fuzz: bootstrap-build
