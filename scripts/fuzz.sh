@@ -3,8 +3,8 @@
 #
 #   scripts/fuzz.sh build                         build every target (instrumented for libFuzzer and AddressSanitizer)
 #   scripts/fuzz.sh list                          print the target names
-#   scripts/fuzz.sh run SECONDS [TARGET...]       short run (CI): each target for SECONDS (0 = until Ctrl-C), one
-#                                                 process, starting from the committed corpus and the seeds
+#   scripts/fuzz.sh run SECONDS [TARGET...]       short run (CI): each target for SECONDS (0 = until Ctrl-C, one at a
+#                                                 time), FUZZ_JOBS targets at once, from the committed corpus and seeds
 #   scripts/fuzz.sh campaign HOURS [TARGET[=WEIGHT]...]
 #                                                 long run: every target (or those named) in turn, HOURS in total
 #                                                 shared by weight (default 1), FUZZ_JOBS parallel jobs, starting from
@@ -25,7 +25,7 @@
 # before the target's run and writes it again after. A target without an archive works the same way: its in-tree
 # corpus is then all it has. Findings go to fuzz/crashes/<target>/ and make `run` and `campaign` fail.
 #
-# Environment: FUZZ_JOBS (parallel jobs in a campaign; default: the number of cores), FUZZ_RUNS (a campaign
+# Environment: FUZZ_JOBS (parallel jobs in a campaign, targets at once in a short run; default: the number of cores), FUZZ_RUNS (a campaign
 # stops each target after this many executions in total, whichever comes first with the time), FUZZ_MAX_FINDINGS
 # (a campaign goes on after a finding, in new rounds of jobs, until the time is up or this many, default 10), FUZZ_RSS_MB
 # (default 2048: an input that makes the process grow past it is a finding), FUZZ_TIMEOUT (default 10 seconds
@@ -184,29 +184,47 @@ new_findings() {
   comm -13 <(echo "$2" | sed '/^$/d' | sort) <(findings "$1" | sort)
 }
 
+# One target for `seconds` from its corpus; prints one result line (and the log's tail on failure).
+run_one() {
+  local t="$1" seconds="$2"
+  local bin; bin=$(binary "$t")
+  local corpus="fuzz/corpus-$t" crashes="fuzz/crashes/$t"
+  mkdir -p "$corpus" "$crashes"
+  local args; args="$(common_args) $(dict_arg "$t") -artifact_prefix=$crashes/"
+  [ "$seconds" -gt 0 ] && args+=" -max_total_time=$seconds"
+  # shellcheck disable=SC2086,SC2046
+  if ! "$bin" $args "$corpus" $(inputs "$t") >"fuzz/$t.log" 2>&1; then
+    echo "fuzz: $t FAILED — see fuzz/$t.log and $crashes"; tail -30 "fuzz/$t.log"; return 1
+  elif ! grep -q "INITED cov:" "fuzz/$t.log"; then
+    echo "fuzz: $t FAILED — libFuzzer saw no coverage counters: the binary was built without -sanitize=fuzzer instrumentation"
+    return 1
+  fi
+  local runs; runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "fuzz/$t.log" | grep -o '[0-9]*$')
+  local cov; cov=$(grep -oE "cov: [0-9]+ ft: [0-9]+ corp: [0-9]+" "fuzz/$t.log" | tail -1)
+  echo "fuzz: $t ok ($runs runs, $cov, no finding)"
+}
+
+# Every target (or those named) for `seconds` each, FUZZ_JOBS of them at a time (one per core by default: each
+# libFuzzer run is one thread, and a run's length is its time, so two at once halve the wall time of make test's).
 run_short() {
   local seconds="$1"; shift
-  local targets="${*:-$(all_targets)}" status=0
+  local targets="${*:-$(all_targets)}" status=0 running=0 parallel=$jobs
+  [ "$seconds" -gt 0 ] || parallel=1
   mkdir -p fuzz
+  echo "fuzz: running $(echo "$targets" | wc -w) target(s) for ${seconds}s each, $parallel at a time"
   for t in $targets; do
-    local bin; bin=$(binary "$t")
-    local corpus="fuzz/corpus-$t" crashes="fuzz/crashes/$t"
-    mkdir -p "$corpus" "$crashes"
-    local args; args="$(common_args) $(dict_arg "$t") -artifact_prefix=$crashes/"
-    [ "$seconds" -gt 0 ] && args+=" -max_total_time=$seconds"
-    echo "fuzz: running $t for ${seconds}s"
-    # shellcheck disable=SC2086,SC2046
-    if ! "$bin" $args "$corpus" $(inputs "$t") >"fuzz/$t.log" 2>&1; then
-      echo "fuzz: $t FAILED — see fuzz/$t.log and $crashes"; tail -30 "fuzz/$t.log"; status=1
-    elif ! grep -q "INITED cov:" "fuzz/$t.log"; then
-      echo "fuzz: $t FAILED — libFuzzer saw no coverage counters: the binary was built without -sanitize=fuzzer instrumentation"
-      status=1
-    else
-      local runs; runs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "fuzz/$t.log" | grep -o '[0-9]*$')
-      local cov; cov=$(grep -oE "cov: [0-9]+ ft: [0-9]+ corp: [0-9]+" "fuzz/$t.log" | tail -1)
-      echo "fuzz: $t ok ($runs runs, $cov, no finding)"
+    run_one "$t" "$seconds" >"fuzz/$t.result" 2>&1 &
+    running=$((running + 1))
+    if [ "$running" -ge "$parallel" ]; then
+      wait -n || status=1
+      running=$((running - 1))
     fi
   done
+  while [ "$running" -gt 0 ]; do
+    wait -n || status=1
+    running=$((running - 1))
+  done
+  for t in $targets; do cat "fuzz/$t.result"; rm -f "fuzz/$t.result"; done
   return $status
 }
 
