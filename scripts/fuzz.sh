@@ -25,7 +25,9 @@
 # before the target's run and writes it again after. A target without an archive works the same way: its in-tree
 # corpus is then all it has. Findings go to fuzz/crashes/<target>/ and make `run` and `campaign` fail.
 #
-# Environment: FUZZ_JOBS (parallel jobs in a campaign, targets at once in a short run; default: the number of cores), FUZZ_RUNS (a campaign
+# Environment: FUZZ_NO_BUILD (set: `run` uses the fuzzers as built, as make test does after building them beside
+# the tests; a build plans again and takes minutes), FUZZ_JOBS (parallel jobs in a campaign, targets at once in a short
+# run; default: the number of cores), FUZZ_RUNS (a campaign
 # stops each target after this many executions in total, whichever comes first with the time), FUZZ_MAX_FINDINGS
 # (a campaign goes on after a finding, in new rounds of jobs, until the time is up or this many, default 10), FUZZ_RSS_MB
 # (default 2048: an input that makes the process grow past it is a finding), FUZZ_TIMEOUT (default 10 seconds
@@ -302,7 +304,7 @@ command="${1:-}"; shift || true
 case "$command" in
   build) build ;;
   list) all_targets ;;
-  run) seconds="${1:-10}"; shift || true; build; run_short "$seconds" "$@" ;;
+  run) seconds="${1:-10}"; shift || true; [ -n "${FUZZ_NO_BUILD:-}" ] || build; run_short "$seconds" "$@" ;;
   campaign) [ -n "${1:-}" ] || { echo "usage: scripts/fuzz.sh campaign HOURS [TARGET[=WEIGHT]...]"; exit 2; }
     hours="$1"; shift; build; campaign "$hours" "$@" ;;
   merge) build; mkdir -p fuzz; for t in ${*:-$(all_targets)}; do merge_target "$t"; echo "fuzz: $t $(corpus_coverage "$t")"; done ;;
