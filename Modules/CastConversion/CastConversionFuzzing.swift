@@ -44,7 +44,7 @@ import CastDeviceProfiles
         let playlists = HLSPlaylists(plan: plan, layout: layout)
         let text = playlists.media
         guard text.hasPrefix("#EXTM3U\n"), text.hasSuffix("#EXT-X-ENDLIST\n") else { fatalError("a media playlist without its ends") }
-        guard playlists.resource(named: playlists.segmentName(layout.count - 1)) == .segment(layout.count - 1) else {
+        guard playlists.entry(named: playlists.segmentName(layout.count - 1)) == .segment(layout.count - 1) else {
             fatalError("the last segment's name does not read back")
         }
         _ = playlists.master

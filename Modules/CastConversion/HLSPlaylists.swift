@@ -47,7 +47,7 @@ public struct HLSPlaylists: Sendable, Hashable {
     }
 
     /// The resource a name asks for, if it is a segment or initialization section within the layout.
-    public func resource(named name: String) -> Resource? {
+    public func entry(named name: String) -> Resource? {
         func number(_ prefix: String, _ suffix: String) -> Int? {
             guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.utf8.count <= prefix.utf8.count + suffix.utf8.count + 9 else { return nil }
             let digits = name.dropFirst(prefix.count).dropLast(suffix.count)

@@ -255,7 +255,7 @@ public actor MediaConversion: MediaResourceProvider {
         case HLSPlaylists.mediaName: return .bytes(Array(playlists.media.utf8), contentType: HLSPlaylists.contentType)
         default: break
         }
-        guard let resource = playlists.resource(named: name) else { return nil }
+        guard let resource = playlists.entry(named: name) else { return nil }
         let index: Int
         switch resource {
         case .segment(let segment), .initialization(let segment): index = segment

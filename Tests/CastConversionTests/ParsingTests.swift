@@ -130,9 +130,9 @@ struct ParsingTests {
             #EXT-X-ENDLIST
 
             """)
-        #expect(playlists.resource(named: "segment-3.m4s") == .segment(3) && playlists.resource(named: "init-2.mp4") == .initialization(2))
-        #expect(playlists.resource(named: "segment-4.m4s") == nil && playlists.resource(named: "segment-03.m4s") == nil)
-        #expect(playlists.resource(named: "segment-1.ts") == nil && playlists.resource(named: "segment-.m4s") == nil)
+        #expect(playlists.entry(named: "segment-3.m4s") == .segment(3) && playlists.entry(named: "init-2.mp4") == .initialization(2))
+        #expect(playlists.entry(named: "segment-4.m4s") == nil && playlists.entry(named: "segment-03.m4s") == nil)
+        #expect(playlists.entry(named: "segment-1.ts") == nil && playlists.entry(named: "segment-.m4s") == nil)
         let chromecast = HLSPlaylists(plan: try ConversionPlan(for: media, profile: .chromecast3), layout: layout)
         #expect(chromecast.codecs == ["avc1.640028", "mp4a.40.2"] && chromecast.format == .mpegts)
         #expect(chromecast.master.contains("RESOLUTION=1920x1080"))

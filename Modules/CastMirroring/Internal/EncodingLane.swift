@@ -48,8 +48,8 @@ final class EncodingLane<Input: Sendable>: Sendable {
     /// Sets the bit rate applied before the next input.
     func setBitRate(_ bitRate: Int) { state.withLock { $0.bitRate = bitRate } }
 
-    /// Stops taking inputs.
-    func stop() { state.withLock { $0.stopped = true } }
+    /// Takes no more input; what is being encoded finishes.
+    func close() { state.withLock { $0.stopped = true } }
 
     /// Hands an input over; the encoder takes it at once or after the one it is busy with.
     func submit(_ input: Input) {
@@ -91,7 +91,7 @@ final class EncodingLane<Input: Sendable>: Sendable {
                 let frames = try encode(input, keyFrame, bitRate)
                 if !frames.isEmpty { deliver(frames) }
             } catch {
-                stop()
+                close()
                 fail(error)
                 return
             }

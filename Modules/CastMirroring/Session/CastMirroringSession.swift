@@ -306,8 +306,8 @@ public final class CastMirroringSession: Sendable {
     /// Stops the sources and the streaming, and stops the mirroring app on the device. Idempotent.
     public func stop() async {
         for task in tasks.withLock({ tasks in defer { tasks = [] }; return tasks }) { task.cancel() }
-        lanes.video?.stop()
-        lanes.audio?.stop()
+        lanes.video?.close()
+        lanes.audio?.close()
         await transmitter.finish()
         if control.isConnected {
             _ = try? await connection.receiver.stop(sessionId: appSessionId)
