@@ -190,7 +190,7 @@ let package = Package(
             path: "Plugins/CastMultizone", swiftSettings: strictSettings),
 
         .target(
-            name: "CastTestSupport", dependencies: ["CastTransport", "CastJSON"],
+            name: "CastTestSupport", dependencies: ["CastTransport", "CastJSON", "CastProcess"],
             path: "Modules/CastTestSupport", swiftSettings: strictSettings),
 
         // MARK: Examples

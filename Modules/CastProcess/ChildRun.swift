@@ -351,9 +351,11 @@ package final class ChildRun: Sendable {
 
 /// Forks every child on one thread that lives as long as the process, so that `PR_SET_PDEATHSIG` (which
 /// fires when the *thread* that forked ends) fires only when the process ends. Threads of Swift's
-/// concurrency pool and Dispatch come and go; this one never returns.
-final class ProcessSpawner: @unchecked Sendable {
-    static let shared = ProcessSpawner()
+/// concurrency pool and Dispatch come and go; this one never returns. `package` so that the test
+/// harness's programs (CastTestSupport's `ChildProcess`) die with the test process too.
+package final class ProcessSpawner: @unchecked Sendable {
+    /// The one spawner of this process.
+    package static let shared = ProcessSpawner()
 
     private struct Request {
         var path: String
@@ -374,8 +376,10 @@ final class ProcessSpawner: @unchecked Sendable {
         thread.start()
     }
 
-    /// Forks and execs; returns the pid, or `-errno`.
-    func spawn(path: String, arguments: [String], environment: [String]?, sources: [Int32], targets: [Int32]) -> pid_t {
+    /// Forks and execs `path` with `arguments` (without the program itself) and `environment`
+    /// (`KEY=value` strings; `nil` inherits this process's); `sources[i]` becomes descriptor
+    /// `targets[i]` in the child. Returns the pid, or `-errno` (`-ENOENT` for a missing program).
+    package func spawn(path: String, arguments: [String], environment: [String]?, sources: [Int32], targets: [Int32]) -> Int32 {
         let result = Mutex<pid_t?>(nil)
         let finished = NSCondition()
         condition.lock()

@@ -1,12 +1,12 @@
+import CastProcess
 import Foundation
 import Synchronization
 
 /// A program run by a test, whose output lines can be awaited.
 ///
-/// Spawned with `posix_spawn` and reaped with `waitpid` on its own PID: Foundation's `Process`
-/// monitor on Linux can block in `waitpid` on one running child and then reap no other. The
-/// signal mask is reset so the child honours SIGTERM even when spawned from a Swift concurrency
-/// thread (which blocks signals).
+/// Spawned through CastProcess (see ``spawn(_:stdin:stdout:stderr:environment:)``: it dies with the
+/// test process) and reaped with `waitpid` on its own PID: Foundation's `Process` monitor on Linux can
+/// block in `waitpid` on one running child and then reap no other.
 public final class ChildProcess: Sendable {
     /// The child's process id.
     public let pid: pid_t
@@ -131,47 +131,25 @@ public final class ChildProcess: Sendable {
     }
 
     /// Starts `arguments` (the program first) with the given descriptors as its standard input,
-    /// output and error (`-1`: /dev/null for input, inherit for output and error), signal mask and
-    /// dispositions reset so the child honours SIGTERM, and returns its pid (reap it with `waitpid`).
+    /// output and error (`-1`: /dev/null for input, inherit for output and error), and returns its pid
+    /// (reap it with `waitpid`).
+    ///
+    /// Forked by CastProcess's spawner, as every program Castor runs: the child leads a process group
+    /// of its own, its signal mask and dispositions are reset (so it honours SIGTERM although spawned
+    /// from a Swift concurrency thread), and `PR_SET_PDEATHSIG` kills it when the test process ends,
+    /// so a crashed or killed test run leaves no receiver, peer or daemon behind.
     public static func spawn(
         _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32 = -1, environment: [String: String]? = nil
     ) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if stdin >= 0 {
-            posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        }
-        if stdout >= 0 { posix_spawn_file_actions_adddup2(&actions, stdout, 1) }
-        if stderr >= 0 { posix_spawn_file_actions_adddup2(&actions, stderr, 2) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var emptyMask = sigset_t()
-        sigemptyset(&emptyMask)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &emptyMask)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var envp: [UnsafeMutablePointer<CChar>?]? = environment.map { env in
-            env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        }
-        defer { envp?.forEach { free($0) } }
-        var child: pid_t = 0
-        let status: Int32
-        if envp != nil {
-            status = envp!.withUnsafeMutableBufferPointer { posix_spawn(&child, arguments[0], &actions, &attributes, argv, $0.baseAddress) }
-        } else {
-            status = posix_spawn(&child, arguments[0], &actions, &attributes, argv, environ)
-        }
-        guard status == 0 else {
-            throw ChildProcessError(message: "posix_spawn \(arguments[0]) failed: \(String(cString: strerror(status)))")
+        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard null >= 0 else { throw ChildProcessError(message: "cannot open /dev/null: \(errno)") }
+        defer { close(null) }
+        let sources = [stdin >= 0 ? stdin : null, stdout >= 0 ? stdout : 1, stderr >= 0 ? stderr : 2]
+        let child = ProcessSpawner.shared.spawn(
+            path: arguments[0], arguments: Array(arguments.dropFirst()),
+            environment: environment.map { $0.map { "\($0.key)=\($0.value)" } }, sources: sources, targets: [0, 1, 2])
+        guard child > 0 else {
+            throw ChildProcessError(message: "cannot start \(arguments[0]): \(String(cString: strerror(-child)))")
         }
         return child
     }
