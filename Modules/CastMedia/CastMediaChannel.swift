@@ -35,6 +35,9 @@ public final class CastMediaChannel: CastChannelPlugin {
         var generation = 0
         var status: MediaStatus?
         var hasSession = false
+        /// LOADs and QUEUE_LOADs sent and not yet answered: each replaces the media session, so the id
+        /// in ``status`` is about to go stale.
+        var sessionReplacements = 0
         var position: MediaPositionTracker<AnyClockBox>
         /// Replies already recorded by the request that awaited them but not yet seen by the plugin
         /// callback, oldest first (their texts). While one is pending, ``status`` is ahead of the
@@ -339,14 +342,31 @@ public final class CastMediaChannel: CastChannelPlugin {
     /// `payload` gets its `mediaSessionId` in place (when `needsSession`): the caller's command is
     /// usually its only owner, so adding the member copies nothing, and the caller still has it for
     /// its error messages.
-    package func exchange(_ payload: inout JSONValue, needsSession: Bool) async throws(CastMediaError) -> (reply: CastChannelMessage, status: MediaStatusMessage?) {
-        let (context, sessionId, generation) = state.withLock { ($0.context, $0.status?.mediaSessionId, $0.generation) }
+    ///
+    /// With `yieldingToNewSession`, a request that needs the session is not sent while a LOAD or
+    /// QUEUE_LOAD is in flight (it would name the session that LOAD is replacing, and the receiver would
+    /// refuse it): it fails with ``CastMediaError/Code/noMediaSession`` instead. For background requests
+    /// that the new session's first status asks for again (the queue model's fetches).
+    package func exchange(
+        _ payload: inout JSONValue, needsSession: Bool, yieldingToNewSession: Bool = false
+    ) async throws(CastMediaError) -> (reply: CastChannelMessage, status: MediaStatusMessage?) {
+        let type = Self.commandType(payload)
+        let replacesSession = !needsSession && (type == "LOAD" || type == "QUEUE_LOAD")
+        let (context, sessionId, generation, replacing) = state.withLock { state in
+            let replacing = state.sessionReplacements > 0
+            if replacesSession, state.context != nil { state.sessionReplacements += 1 }
+            return (state.context, state.status?.mediaSessionId, state.generation, replacing)
+        }
         guard let context else {
             throw CastMediaError(code: .notConnected, message: "The media channel is not connected to a receiver app")
         }
+        defer { if replacesSession { state.withLock { $0.sessionReplacements -= 1 } } }
         if needsSession {
             guard let sessionId else {
-                throw CastMediaError(code: .noMediaSession, message: "\(Self.commandType(payload)) needs a media session, and there is none")
+                throw CastMediaError(code: .noMediaSession, message: "\(type) needs a media session, and there is none")
+            }
+            if yieldingToNewSession && replacing {
+                throw CastMediaError(code: .noMediaSession, message: "\(type) not sent: a LOAD in flight is replacing media session \(sessionId)")
             }
             payload["mediaSessionId"] = .number(Double(sessionId))
         }

@@ -120,9 +120,11 @@ public final class CastMediaQueue: Sendable {
             Task { [weak self, media] in
                 do throws(CastMediaError) {
                     switch effect {
-                    case .fetchItemIds: _ = try await media.queueFetchItemIds()
+                    // Background fetches yield to a LOAD in flight: sent now they would name the session
+                    // it replaces; the new session's first status asks again.
+                    case .fetchItemIds: _ = try await media.queueFetchItemIds(yieldingToNewSession: true)
                     case .fetchItems(let ids):
-                        let received = Set(try await media.queueFetchItems(ids).compactMap(\.itemId))
+                        let received = Set(try await media.queueFetchItems(ids, yieldingToNewSession: true).compactMap(\.itemId))
                         // Ids the receiver did not return may be asked for again.
                         self?.state.withLock { $0.fetchFailed(.fetchItems(ids.filter { !received.contains($0) })) }
                     }

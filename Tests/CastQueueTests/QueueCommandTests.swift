@@ -172,4 +172,25 @@ struct QueueCommandTests {
         #expect(harness.receiver.requests(ofType: "QUEUE_REORDER").count == 1)
         #expect(harness.receiver.requests(ofType: "QUEUE_INSERT").count == 2)
     }
+
+    /// The queue model's background fetches never name a session that a LOAD in flight is replacing
+    /// (the receiver would refuse them with INVALID_PLAYER_STATE); a caller's own fetch still goes out.
+    @Test func backgroundFetchesYieldToALoadInFlight() async throws {
+        let harness = try await MediaHarness.make()
+        defer { Task { await harness.close() } }
+        let media = harness.media
+        try await media.queueLoad(["a", "b"].map { Self.item($0) })
+        let before = harness.receiver.requests(ofType: "QUEUE_GET_ITEM_IDS").count
+
+        harness.receiver.silentTypes.withLock { _ = $0.insert("LOAD") }
+        let load = Task { try await media.load(MediaInformation(contentId: "http://127.0.0.1/announce.mp3", contentType: "audio/mpeg")) }
+        defer { load.cancel() }
+        try await waitUntil("the LOAD reaches the receiver") { !harness.receiver.requests(ofType: "LOAD").isEmpty }
+
+        await #expect(throws: CastMediaError.self) { try await media.queueFetchItemIds(yieldingToNewSession: true) }
+        await #expect(throws: CastMediaError.self) { try await media.queueFetchItems([1], yieldingToNewSession: true) }
+        #expect(harness.receiver.requests(ofType: "QUEUE_GET_ITEM_IDS").count == before)
+        #expect(harness.receiver.requests(ofType: "QUEUE_GET_ITEMS").isEmpty)
+        #expect(try await media.queueFetchItemIds() == [1, 2])
+    }
 }
