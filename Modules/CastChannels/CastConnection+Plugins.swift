@@ -14,9 +14,10 @@ extension CastConnection {
         let (stream, mailbox) = AsyncStream<PluginCall>.makeStream()
         let key = ObjectIdentifier(plugin)
         let backlog = PluginBacklog()
-        let executor = plugin.runsOnConnectionThread ? transport.taskExecutor : nil
+        let fastPath = plugin as? any CastConnectionThreadPlugin
+        let executor = fastPath?.runsOnConnectionThread == true ? transport.taskExecutor : nil
         let handle = PluginHandle(key: key, plugin: plugin, namespace: plugin.namespace, mailbox: mailbox, backlog: backlog,
-                                  takesMessagesNow: executor != nil)
+                                  fastPath: fastPath, takesMessagesNow: executor != nil)
         var refusal: CastChannelError?
         var generation = 0
         let actions = machine { machine in
@@ -103,7 +104,7 @@ extension CastConnection {
     /// connection) await this so that the old connection's disconnect cannot reach them after the
     /// new connection's connect. Await it too after ``close()`` before shutting down an event loop
     /// group of your own: a plugin that runs on the connection's thread
-    /// (``CastChannelPlugin/runsOnConnectionThread``) is told of the end on that loop.
+    /// (``CastConnectionThreadPlugin/runsOnConnectionThread``) is told of the end on that loop.
     /// - Parameter timeout: the longest wait.
     /// - Returns: `false` when `timeout` passed first (a plugin is still in its callbacks).
     public func waitUntilPluginsDisconnected(timeout: Duration) async -> Bool {

@@ -30,7 +30,9 @@ public final class CastConnection: Sendable {
         let namespace: CastNamespace
         let mailbox: AsyncStream<PluginCall>.Continuation
         let backlog: PluginBacklog
-        /// ``CastChannelPlugin/runsOnConnectionThread`` on a transport with a task executor.
+        /// The plugin's fast-path hooks, when it has them.
+        let fastPath: (any CastConnectionThreadPlugin)?
+        /// ``CastConnectionThreadPlugin/runsOnConnectionThread`` on a transport with a task executor.
         let takesMessagesNow: Bool
 
         /// Queues a call in the mailbox, counted until the plugin's task has carried it out.
@@ -263,12 +265,14 @@ public final class CastConnection: Sendable {
                 // that runs on the connection's thread has its task too. Nothing of that plugin runs
                 // meanwhile, and when nothing is queued for it the message can be handed over at once, in order.
                 let context = context(handle, link)
-                if handle.takesMessagesNow, handle.backlog.isIdle, handle.plugin.channel(context, didReceiveNow: message) {
+                if handle.takesMessagesNow, handle.backlog.isIdle, let fastPath = handle.fastPath,
+                    fastPath.channel(context, didReceiveNow: message)
+                {
                     continue
                 }
                 let limit = max(1, configuration.pluginBacklogLimit)
                 if handle.backlog.admit(limit: limit) {
-                    handle.plugin.channelWillReceive(message)
+                    handle.fastPath?.channelWillReceive(message)
                     handle.post(.message(context, message))
                 } else {
                     perform(machine { $0.pluginFellBehind(key: handle.key, limit: limit) })

@@ -19,7 +19,7 @@ import Synchronization
 ///
 /// Every command awaits the receiver's answer and returns the status it carried, or throws a
 /// ``CastMediaError``. The media session id is taken from the latest status.
-public final class CastMediaChannel: CastChannelPlugin {
+public final class CastMediaChannel: CastConnectionThreadPlugin {
     /// The media namespace.
     public let namespace = CastNamespace.media
     /// `true`: the callbacks are short (a status is recorded and published under a lock), so each

@@ -70,7 +70,7 @@ struct TLSLoopbackTests {
     }
 
     /// Records each call, whether it ran on an event loop's thread, and which loop.
-    final class ThreadRecordingPlugin: CastChannelPlugin {
+    final class ThreadRecordingPlugin: CastConnectionThreadPlugin {
         let namespace: CastNamespace
         let runsOnConnectionThread: Bool
         let calls = Mutex<[String]>([])
@@ -172,7 +172,7 @@ struct TLSLoopbackTests {
 
     /// Takes messages at once (``CastChannelPlugin/channel(_:didReceiveNow:)``) unless their type is
     /// declined; records each call with the thread it ran on. Its `channelDidConnect` can be held at a gate.
-    final class ImmediatePlugin: CastChannelPlugin {
+    final class ImmediatePlugin: CastConnectionThreadPlugin {
         let namespace: CastNamespace
         let runsOnConnectionThread: Bool
         let declined: Set<String>
