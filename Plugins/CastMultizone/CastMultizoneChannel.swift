@@ -30,13 +30,9 @@ public final class CastMultizoneChannel: CastChannelPlugin {
     /// The deadline of each request; `nil` uses the connection's request timeout.
     public let timeout: Duration?
 
-    private struct State {
-        var context: CastChannelContext?
-        var model = CastMultizoneState()
-        var next = 0
-        var subscribers: [Int: AsyncStream<CastMultizoneEvent>.Continuation] = [:]
-    }
-    private let state = Mutex(State())
+    private let link = CastChannelLink(notConnectedMessage: "The multizone channel is not connected")
+    private let model = Mutex(CastMultizoneState())
+    private let broadcaster = CastBroadcaster<CastMultizoneEvent>()
 
     /// Creates the channel.
     /// - Parameter timeout: the deadline of each request (`nil`: the connection's request timeout).
@@ -45,28 +41,18 @@ public final class CastMultizoneChannel: CastChannelPlugin {
     }
 
     deinit {
-        for continuation in state.withLock({ $0.subscribers.values }) { continuation.finish() }
+        broadcaster.finish()
     }
 
     /// The group's members now (empty until the first status).
-    public var members: [CastMultizoneMember] { state.withLock { $0.model.members } }
+    public var members: [CastMultizoneMember] { model.withLock { $0.members } }
 
     /// Whether the channel is connected.
-    public var isConnected: Bool { state.withLock { $0.context != nil } }
+    public var isConnected: Bool { link.isConnected }
 
-    /// Every change from now on; each call gives an independent sequence.
-    public var events: AsyncStream<CastMultizoneEvent> {
-        let (stream, continuation) = AsyncStream<CastMultizoneEvent>.makeStream()
-        let id = state.withLock { state in
-            state.next += 1
-            state.subscribers[state.next] = continuation
-            return state.next
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    /// Every change from now on; each call gives an independent sequence (bounded: a reader that
+    /// stops reading keeps the newest ``CastBroadcaster/defaultBufferLimit`` events).
+    public var events: AsyncStream<CastMultizoneEvent> { broadcaster.subscribe() }
 
     // MARK: Commands
 
@@ -105,12 +91,11 @@ public final class CastMultizoneChannel: CastChannelPlugin {
     }
 
     private func request(_ json: JSONValue) async throws(CastMultizoneError) -> CastChannelMessage {
-        guard let context = state.withLock({ $0.context }) else {
-            throw CastMultizoneError(code: .notConnected, message: "The multizone channel is not connected")
-        }
         let reply: CastChannelMessage
         do {
-            reply = try await context.request(json, timeout: timeout)
+            reply = try await link.request(json, timeout: timeout)
+        } catch where error.code == .notConnected {
+            throw CastMultizoneError(code: .notConnected, message: error.message)
         } catch {
             throw CastMultizoneError(code: .channel, message: "\(json["type"]?.stringValue ?? "request"): \(error.message)", cause: error)
         }
@@ -129,16 +114,16 @@ public final class CastMultizoneChannel: CastChannelPlugin {
 
     /// Records the context and asks for the status.
     public func channelDidConnect(_ context: CastChannelContext) async {
-        state.withLock { $0.context = context }
+        link.connect(context)
         _ = try? await refresh()
     }
 
     /// Forgets the context and the members.
     public func channelDidDisconnect(_ context: CastChannelContext, reason: CastChannelDisconnectReason) async {
-        let hadMembers = state.withLock { state in
-            state.context = nil
-            defer { state.model.reset() }
-            return !state.model.members.isEmpty
+        link.disconnect(reason: reason)
+        let hadMembers = model.withLock { model in
+            defer { model.reset() }
+            return !model.members.isEmpty
         }
         if hadMembers { publish([.status([])]) }
     }
@@ -150,18 +135,16 @@ public final class CastMultizoneChannel: CastChannelPlugin {
     }
 
     private func apply(_ json: JSONValue) throws(CastMultizoneError) {
-        let events = try state.withLock { state throws(CastMultizoneError) in
-            var model = state.model
-            let events = try model.apply(json)
-            state.model = model
+        let events = try model.withLock { model throws(CastMultizoneError) in
+            var updated = model
+            let events = try updated.apply(json)
+            model = updated
             return events
         }
         publish(events)
     }
 
     private func publish(_ events: [CastMultizoneEvent]) {
-        guard !events.isEmpty else { return }
-        let subscribers = state.withLock { Array($0.subscribers.values) }
-        for event in events { for subscriber in subscribers { subscriber.yield(event) } }
+        for event in events { broadcaster.yield(event) }
     }
 }

@@ -1,5 +1,4 @@
 public import CastJSON
-import Synchronization
 
 /// A channel for any custom namespace that hands its messages out as an `AsyncSequence`:
 /// the counterpart of the Google SDK's `GCKGenericChannel`.
@@ -25,13 +24,14 @@ public final class CastGenericChannel: CastChannelPlugin {
     public let namespace: CastNamespace
     /// Whom it talks to.
     public let endpoint: CastChannelEndpoint
-    private let context = Mutex<CastChannelContext?>(nil)
+    private let link: CastChannelLink
     private let broadcaster = CastBroadcaster<Event>()
 
     /// Creates a channel for `namespace`.
     public init(namespace: CastNamespace, endpoint: CastChannelEndpoint = .application) {
         self.namespace = namespace
         self.endpoint = endpoint
+        link = CastChannelLink(notConnectedMessage: "\(namespace) is not connected to a running app")
     }
 
     /// Every event from now on; each call gives an independent sequence.
@@ -52,35 +52,28 @@ public final class CastGenericChannel: CastChannelPlugin {
     }
 
     /// Whether the channel is connected now.
-    public var isConnected: Bool { context.withLock { $0 != nil } }
+    public var isConnected: Bool { link.isConnected }
 
     /// Sends a JSON message.
     /// - Throws: ``CastChannelError`` `.notConnected` before the app runs, or a send error.
     public func send(_ json: JSONValue) async throws(CastChannelError) {
-        try await currentContext().send(json)
+        try await link.send(json)
     }
 
     /// Sends a JSON request and waits for the reply carrying its `requestId`.
     public func request(_ json: JSONValue, timeout: Duration? = nil) async throws(CastChannelError) -> CastChannelMessage {
-        try await currentContext().request(json, timeout: timeout)
-    }
-
-    private func currentContext() throws(CastChannelError) -> CastChannelContext {
-        guard let context = context.withLock({ $0 }) else {
-            throw CastChannelError(code: .notConnected, message: "\(namespace) is not connected to a running app")
-        }
-        return context
+        try await link.request(json, timeout: timeout)
     }
 
     /// Records the context and publishes ``Event/connected(transportId:)``.
     public func channelDidConnect(_ context: CastChannelContext) async {
-        self.context.withLock { $0 = context }
+        link.connect(context)
         broadcaster.yield(.connected(transportId: context.transportId))
     }
 
     /// Forgets the context and publishes ``Event/disconnected(_:)``.
     public func channelDidDisconnect(_ context: CastChannelContext, reason: CastChannelDisconnectReason) async {
-        self.context.withLock { $0 = nil }
+        link.disconnect(reason: reason)
         broadcaster.yield(.disconnected(reason))
     }
 
