@@ -15,7 +15,7 @@ extension CastConnection {
     /// - Throws: ``CastChannelError``: `.timeout`, `.connectionLost`, `.appClosed`,
     ///   `.messageTooLarge` (nothing sent), `.closed`, `.cancelled`.
     public func request(
-        _ json: JSONValue, namespace: String, destinationId: String, senderId: String? = nil, timeout: Duration? = nil,
+        _ json: JSONValue, namespace: CastNamespace, destinationId: String, senderId: String? = nil, timeout: Duration? = nil,
         accept: @escaping @Sendable (CastChannelMessage) -> Bool = { _ in true }
     ) async throws(CastChannelError) -> CastChannelMessage {
         let promise = ReplyPromise<CastChannelMessage>()
@@ -27,7 +27,7 @@ extension CastConnection {
         let actions = machine { machine in
             do throws(CastChannelError) {
                 let started = try machine.startRequest(
-                    namespace: namespace, destinationId: destinationId, reply: promise, deadline: deadline, timeout: limit,
+                    namespace: namespace.rawValue, destinationId: destinationId, reply: promise, deadline: deadline, timeout: limit,
                     label: type, accept: accept)
                 id = started.id
                 return started.actions
@@ -40,7 +40,7 @@ extension CastConnection {
         perform(actions)
         // The request's text with its id, written without copying the request's members.
         let message = CastMessage(
-            sourceId: senderId ?? configuration.senderId, destinationId: destinationId, namespace: namespace,
+            sourceId: senderId ?? configuration.senderId, destinationId: destinationId, namespace: namespace.rawValue,
             payload: .string(json.serialized(setting: "requestId", to: .number(Double(id)))))
         do {
             try send(message)

@@ -159,7 +159,7 @@ struct ConnectionTests {
     @Test func requestDeadlineOnAnInjectedClock() async throws {
         let (device, clock, connection) = try await Self.startedOnManualClock()
         let task = Task {
-            try await connection.request(["type": "NO_ANSWER"], namespace: "urn:x-cast:com.google.cast.receiver",
+            try await connection.request(["type": "NO_ANSWER"], namespace: .receiver,
                                          destinationId: "receiver-0", timeout: .seconds(3))
         }
         _ = await device.peer.waitFor(type: "NO_ANSWER")
@@ -175,7 +175,7 @@ struct ConnectionTests {
 
     @Test func anEarlierDeadlineRearmsTheOneDeadlineTask() async throws {
         let (device, clock, connection) = try await Self.startedOnManualClock()
-        let namespace = "urn:x-cast:com.google.cast.receiver"
+        let namespace = CastNamespace.receiver
         let long = Task {
             try await connection.request(["type": "LONG"], namespace: namespace, destinationId: "receiver-0", timeout: .seconds(30))
         }
@@ -212,7 +212,7 @@ struct ConnectionTests {
         try await connection.start()
         let events = connection.events
         let pending = Task {
-            try await connection.request(["type": "HANG"], namespace: "urn:x-cast:com.google.cast.receiver",
+            try await connection.request(["type": "HANG"], namespace: .receiver,
                                          destinationId: "receiver-0", timeout: .seconds(60))
         }
         _ = await peer.waitFor(type: "HANG")
@@ -249,7 +249,7 @@ struct ConnectionTests {
         let connection = CastConnection(transport: device.senderEnd, clock: ManualClock())
         try await connection.start()
         let pending = Task {
-            try await connection.request(["type": "HANG"], namespace: "urn:x-cast:com.google.cast.receiver", destinationId: "receiver-0")
+            try await connection.request(["type": "HANG"], namespace: .receiver, destinationId: "receiver-0")
         }
         _ = await device.peer.waitFor(type: "HANG")
         device.senderEnd.fail(CastTransportError(code: .io, message: "cable pulled"))
@@ -273,7 +273,7 @@ struct ConnectionTests {
         let connection = CastConnection(transport: senderEnd)
         try await connection.start()
         let messages = connection.messages
-        let ns = "urn:x-cast:com.google.cast.receiver"
+        let ns = CastNamespace.receiver
         async let first = connection.request(["type": "A"], namespace: ns, destinationId: "receiver-0")
         async let second = connection.request(["type": "B"], namespace: ns, destinationId: "receiver-0")
         let a = await peer.waitFor(type: "A")
@@ -304,7 +304,7 @@ struct ConnectionTests {
         try await connection.start()
         let before = device.peer.received.count
         let huge = JSONValue.string(String(repeating: "x", count: 70_000))
-        await #expect { try await connection.request(["type": "BIG", "blob": huge], namespace: "urn:x-cast:com.example.big", destinationId: "receiver-0") } throws: { ($0 as? CastChannelError)?.code == .messageTooLarge }
+        await #expect { try await connection.request(["type": "BIG", "blob": huge], namespace: try CastNamespace("urn:x-cast:com.example.big"), destinationId: "receiver-0") } throws: { ($0 as? CastChannelError)?.code == .messageTooLarge }
         #expect(connection.requestsInFlight == 0)
         #expect(device.peer.received.count == before)
         await connection.close()

@@ -321,7 +321,7 @@ struct TLSLoopbackTests {
         try await connection.start()
         let device = try #require(devices.first)
         let pending = Task {
-            try await connection.request(["type": "HANG"], namespace: "urn:x-cast:com.google.cast.receiver", destinationId: "receiver-0")
+            try await connection.request(["type": "HANG"], namespace: .receiver, destinationId: "receiver-0")
         }
         _ = await device.peer.waitFor(type: "HANG")
         await device.peer.stop()  // the device goes away: TLS close on its side

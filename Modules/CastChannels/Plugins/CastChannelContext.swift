@@ -39,6 +39,6 @@ public struct CastChannelContext: Sendable {
     ///   drops), `.appClosed`, `.messageTooLarge` (nothing sent), `.closed`.
     public func request(_ json: JSONValue, timeout: Duration? = nil) async throws(CastChannelError) -> CastChannelMessage {
         try await connection.request(
-            json, namespace: namespace.rawValue, destinationId: transportId, senderId: senderId, timeout: timeout)
+            json, namespace: namespace, destinationId: transportId, senderId: senderId, timeout: timeout)
     }
 }

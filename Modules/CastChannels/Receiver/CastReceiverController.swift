@@ -15,7 +15,7 @@ public struct CastReceiverController: Sendable {
     /// GET_STATUS with its own deadline (`nil`: the configured request timeout).
     func getStatus(timeout: Duration?) async throws(CastChannelError) -> ReceiverStatus {
         let reply = try await connection.request(
-            ["type": "GET_STATUS"], namespace: CastNamespace.receiver.rawValue, destinationId: CastEndpoint.platform,
+            ["type": "GET_STATUS"], namespace: .receiver, destinationId: CastEndpoint.platform,
             timeout: timeout)
         return try Self.status(from: reply)
     }
@@ -52,7 +52,7 @@ public struct CastReceiverController: Sendable {
             attempt += 1
             do throws(CastChannelError) {
                 let reply = try await connection.request(
-                    payload, namespace: CastNamespace.receiver.rawValue, destinationId: CastEndpoint.platform,
+                    payload, namespace: .receiver, destinationId: CastEndpoint.platform,
                     timeout: timeout ?? connection.configuration.launchTimeout, accept: accept)
                 let status = try Self.status(from: reply)
                 guard let app = status.application(withId: appId) else {
@@ -99,7 +99,7 @@ public struct CastReceiverController: Sendable {
     }
 
     private func request(_ payload: JSONValue) async throws(CastChannelError) -> CastChannelMessage {
-        try await connection.request(payload, namespace: CastNamespace.receiver.rawValue, destinationId: CastEndpoint.platform)
+        try await connection.request(payload, namespace: .receiver, destinationId: CastEndpoint.platform)
     }
 
     static func throwIfError(_ reply: CastChannelMessage) throws(CastChannelError) {
