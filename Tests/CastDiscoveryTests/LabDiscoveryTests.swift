@@ -300,8 +300,9 @@ extension LabDiscoveryTests {
                                 "--eureka-port", "0", "--eureka-tls-port", "0"] + host)
         // Spawned and awaited, not run to completion: discovery takes seconds, and a blocking wait
         // would hold one of the test pool's threads all that time.
-        let connector = try lab.spawn("b", [python, LabPaths.labScript("pychromecast_connect.py"), LabNetwork.addressB, dashedID, "30"])
-        let result = try #require(await connector.next(limit: .seconds(90)) { $0["found"] != nil }, "pychromecast_connect.py printed no result")
+        let connector = try lab.spawn("b", [python, LabPaths.labScript("pychromecast_discover.py"), LabNetwork.addressB, dashedID, "30",
+                                            "--connect"])
+        let result = try #require(await connector.next(limit: .seconds(90)) { $0["found"] != nil }, "pychromecast_discover.py --connect printed no result")
         let output = "\(result)"
         #expect(result["found"] as? Bool == true, "\(output)")
         #expect(result["friendly_name"] as? String == "Lab Receiver")

@@ -15,22 +15,12 @@ import functools
 import http.server
 import json
 import sys
-import time
 import uuid
 
+sys.dont_write_bytecode = True  # no __pycache__ in the test target (SwiftPM would warn about it)
+from driver_checks import wait_for
+
 DMR = "CC1AD845"
-
-
-def wait_for(predicate, timeout=15.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            if predicate():
-                return True
-        except Exception:  # a status field not there yet
-            pass
-        time.sleep(0.05)
-    return False
 
 
 def status_of(cast):

@@ -24,14 +24,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 import threading
 import time
 import urllib.request
 
-
-def report(name, ok, detail=""):
-    print(json.dumps({"check": name, "ok": bool(ok), "detail": str(detail)[-3000:]}), flush=True)
+import sys
+sys.dont_write_bytecode = True  # no __pycache__ in the test target (SwiftPM would warn about it)
+from driver_checks import report, wait_for, run
 
 
 def read(path):
@@ -40,15 +39,6 @@ def read(path):
             return handle.read()
     except FileNotFoundError:
         return ""
-
-
-def wait_for(predicate, timeout):
-    end = time.time() + timeout
-    while time.time() < end:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 class Receiver:
@@ -390,8 +380,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Exception as error:  # report, don't hide: the Swift test fails on it
-        report("exception", False, repr(error))
-        sys.exit(1)
+    run(main)

@@ -19,21 +19,11 @@ import os
 import re
 import socket
 import subprocess
-import sys
 import time
 
-
-def report(name, ok, detail=""):
-    print(json.dumps({"check": name, "ok": bool(ok), "detail": str(detail)[-3000:]}), flush=True)
-
-
-def wait_for(predicate, timeout):
-    end = time.time() + timeout
-    while time.time() < end:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
+import sys
+sys.dont_write_bytecode = True  # no __pycache__ in the test target (SwiftPM would warn about it)
+from driver_checks import report, wait_for, run
 
 
 def read(path):
@@ -204,8 +194,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Exception as error:  # report, don't hide: the Swift test fails on it
-        report("exception", False, repr(error))
-        sys.exit(1)
+    run(main)

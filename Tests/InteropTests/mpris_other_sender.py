@@ -12,24 +12,15 @@ Prints one JSON object: {"ok": bool, "status": {...}, "volume": float, "detail":
 import argparse
 import json
 import threading
-import time
 import uuid
 
 import pychromecast
 
+import sys
+sys.dont_write_bytecode = True  # no __pycache__ in the test target (SwiftPM would warn about it)
+from driver_checks import wait_for
+
 DMR = "CC1AD845"
-
-
-def wait_for(predicate, timeout=15.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            if predicate():
-                return True
-        except Exception:  # a field not there yet
-            pass
-        time.sleep(0.05)
-    return False
 
 
 def song(n):

@@ -13,16 +13,9 @@ import os
 import re
 import subprocess
 import sys
-import time
 
-
-def wait_for(predicate, timeout):
-    end = time.time() + timeout
-    while time.time() < end:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
+sys.dont_write_bytecode = True  # no __pycache__ in the test target (SwiftPM would warn about it)
+from driver_checks import wait_for
 
 
 def read(path):

@@ -9,26 +9,11 @@ Prints one JSON object per check, {"check": name, "ok": bool, "detail": text}, t
 """
 import argparse
 import json
-import sys
-import time
 import uuid
 
-
-def report(name, ok, detail=""):
-    print(json.dumps({"check": name, "ok": bool(ok), "detail": str(detail)}), flush=True)
-
-
-def wait_for(predicate, timeout=15.0):
-    """Polls a sender library's view of the device (these libraries offer no completion events)."""
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            if predicate():
-                return True
-        except Exception:  # a status field not there yet
-            pass
-        time.sleep(0.05)
-    return False
+import sys
+sys.dont_write_bytecode = True  # no __pycache__ in the test target (SwiftPM would warn about it)
+from driver_checks import report, wait_for, run
 
 
 def drive_pychromecast(args):
@@ -104,8 +89,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Exception as error:  # report, don't hide: the Swift test fails on it
-        report("exception", False, repr(error))
-        sys.exit(1)
+    run(main)
