@@ -3,7 +3,7 @@ import CastDeviceProfiles
 internal import CastProcess
 import Foundation
 
-/// Runs ffprobe on a file: its streams and duration (``probe(_:)``), and the key frames of a video stream
+/// Runs ffprobe on a file: its streams and duration (``probe(_:)-(String)``), and the key frames of a video stream
 /// (``keyframeTimes(of:stream:input:)``), which a plan that copies video cuts its segments at.
 ///
 /// Each run is a child process that cannot outlive this one, bounded by a deadline and an output cap.
@@ -74,7 +74,7 @@ public struct MediaProbe: Sendable {
     ///
     /// Reads every packet's flags (not the pictures): about a second per gigabyte read from a file; a URL is
     /// fetched whole (`input` says which of the media's ``ProbedMedia/inputs``).
-    /// - Throws: ``ConversionError`` as ``probe(_:)``, or ``ConversionError/Code/tooLarge`` beyond
+    /// - Throws: ``ConversionError`` as ``probe(_:)-(String)``, or ``ConversionError/Code/tooLarge`` beyond
     ///   ``maximumKeyframes``.
     public func keyframeTimes(of media: ProbedMedia, stream: Int, input: Int = 0) async throws(ConversionError) -> [Double] {
         guard media.inputs.indices.contains(input) else {

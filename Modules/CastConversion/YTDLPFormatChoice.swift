@@ -22,8 +22,11 @@ public enum YTDLPFormatChoice: Sendable, Hashable {
     case separate(video: YTDLPInfo.Format, audio: YTDLPInfo.Format)
 
     /// The choice for `info` on a device with `profile`.
-    /// - Parameter userFormat: whether yt-dlp was given `-f` (then its selection is taken as it is: one format, or
-    ///   a pair such as `137+140`).
+    /// - Parameters:
+    ///   - info: yt-dlp's report on one video.
+    ///   - profile: what the device decodes.
+    ///   - userFormat: whether yt-dlp was given `-f` (then its selection is taken as it is: one format, or a pair
+    ///     such as `137+140`).
     /// - Throws: ``ConversionError/Code/noPlayableStream`` when the video has no format, or none plays and no pair
     ///   can be converted (the message names what the device refuses).
     public static func choose(for info: YTDLPInfo, profile: CastDeviceProfile, userFormat: Bool) throws(ConversionError) -> Self {
