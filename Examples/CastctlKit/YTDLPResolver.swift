@@ -19,7 +19,8 @@ import FoundationNetworking
 ///
 /// When only separate video and audio formats play (or the user asks for a pair, `--format 137+140`), the asset
 /// comes with the two formats as ``MediaURLResolution/conversionInputs``: castctl's conversion reads them with
-/// ffmpeg (with yt-dlp's request headers) and merges them into HLS, copying what the device decodes.
+/// ffmpeg (with yt-dlp's request headers) and merges them into HLS, copying what the device decodes. A format that
+/// does not play as it is and has no such pair (HEVC on a device without it) is converted the same way, alone.
 ///
 /// Limits: a single format is fetched by the Cast device itself, without the cookies or headers some sites
 /// demand of yt-dlp.
@@ -151,6 +152,13 @@ public struct YTDLPResolver: MediaURLResolver {
             progress("merging video format \(video) (\(videoFate)) and audio format \(audio) (\(audioFate)) for \(profile.displayName)")
             format = video
             inputs = [videoInput, audioInput]
+        case .converted(let single):
+            guard let input = YTDLPFormatChoice.input(for: single) else {
+                throw CastctlError(code: .noPlayableFormat, message: "ffmpeg cannot read the format \(single.id)")
+            }
+            progress("\(profile.displayName) cannot play format \(single) as it is; converting it")
+            format = single
+            inputs = [input]
         }
         guard let url = URL(string: format.url) else {
             throw CastctlError(code: .resolveFailed, message: "yt-dlp gave a URL castctl cannot read: \(format.url.prefix(200))")

@@ -9,17 +9,21 @@ import CastDeviceProfiles
 /// DASH fragments, RTMP or the like, which a Cast device cannot fetch). An audio-only device gets an audio format
 /// when there is one.
 ///
-/// When no single format plays (a site offering its video and audio only separately, as DASH or as YouTube's
+/// When no single format plays as it is (a site offering its video and audio only separately, as DASH or as YouTube's
 /// video-only and audio-only files), the best video-only and audio-only pair is chosen for the conversion, which
 /// reads both with ffmpeg (``input(for:)``) and merges them into HLS segments: formats whose streams can be copied
 /// (the device decodes them and HLS segments carry them) before those that must be converted; then the highest
 /// picture and bit rate, except that a picture beyond the device's largest H.264 mode is converted from the
-/// smallest such format (scaling 4K down costs the most).
+/// smallest such format (scaling 4K down costs the most). Without such a pair, the best format holding both (or,
+/// for a device without a screen, audio) that ffmpeg can read is converted whole (``converted(_:)``).
 public enum YTDLPFormatChoice: Sendable, Hashable {
     /// One format that plays as it is: the device loads its URL.
     case single(YTDLPInfo.Format)
     /// Separate video and audio formats, merged (and converted where needed) by a conversion of two inputs.
     case separate(video: YTDLPInfo.Format, audio: YTDLPInfo.Format)
+    /// One format the device cannot play as it is (a codec it does not decode, a container it cannot fetch), read by
+    /// ffmpeg as the one input of a conversion: what the device decodes is copied, the rest converted.
+    case converted(YTDLPInfo.Format)
 
     /// The choice for `info` on a device with `profile`.
     /// - Parameters:
@@ -27,8 +31,8 @@ public enum YTDLPFormatChoice: Sendable, Hashable {
     ///   - profile: what the device decodes.
     ///   - userFormat: whether yt-dlp was given `-f` (then its selection is taken as it is: one format, or a pair
     ///     such as `137+140`).
-    /// - Throws: ``ConversionError/Code/noPlayableStream`` when the video has no format, or none plays and no pair
-    ///   can be converted (the message names what the device refuses).
+    /// - Throws: ``ConversionError/Code/noPlayableStream`` when the video has no format, or none plays and none
+    ///   ffmpeg can read is there to convert (the message names what the device refuses).
     public static func choose(for info: YTDLPInfo, profile: CastDeviceProfile, userFormat: Bool) throws(ConversionError) -> Self {
         let name = info.title ?? info.pageURL ?? "the page"
         if userFormat {
@@ -60,6 +64,7 @@ public enum YTDLPFormatChoice: Sendable, Hashable {
             if let best = best(of: tier, profile: profile, refusals: &refusals) { return .single(best) }
         }
         if profile.hasVideoOutput, let pair = bestPair(of: indexed, profile: profile) { return pair }
+        if let single = bestToConvert(of: indexed, profile: profile) { return .converted(single) }
         if usable.isEmpty {
             let transports = Set(info.formats.compactMap(\.transport)).sorted().joined(separator: ", ")
             throw ConversionError(
@@ -92,6 +97,23 @@ public enum YTDLPFormatChoice: Sendable, Hashable {
         guard let picture = video.max(by: { videoRank($0) < videoRank($1) }),
               let sound = audio.max(by: { audioRank($0) < audioRank($1) }) else { return nil }
         return .separate(video: picture.element, audio: sound.element)
+    }
+
+    /// The best format holding video and audio (for a device without a screen, audio) that ffmpeg can read, to convert
+    /// whole, or `nil`: the picture within the device's largest H.264 mode, else the smallest beyond it.
+    static func bestToConvert(of formats: [(offset: Int, element: YTDLPInfo.Format)], profile: CastDeviceProfile) -> YTDLPInfo.Format? {
+        let readable = formats.filter { input(for: $0.element) != nil }
+        let candidates = profile.hasVideoOutput
+            ? readable.filter { $0.element.hasVideo != false && $0.element.hasAudio != false }
+            : readable.filter { $0.element.hasAudio != false }
+        let largest = (profile.capability(for: .h264) as VideoCapability?)?.modes.map { max($0.width, $0.height) }.max() ?? 1920
+        func rank(_ candidate: (offset: Int, element: YTDLPInfo.Format)) -> (Int, Int, Double, Int) {
+            let format = candidate.element
+            let fits = max(format.width ?? 0, format.height ?? 0) <= largest
+            let sign = fits ? 1 : -1
+            return (fits ? 1 : 0, sign * (format.height ?? 0), Double(sign) * (format.bitrate ?? 0), candidate.offset)
+        }
+        return candidates.max { rank($0) < rank($1) }?.element
     }
 
     /// What a conversion does with a stream of a separate format, judged from the codecs yt-dlp declares.

@@ -24,6 +24,10 @@ import Testing
                                  audioCodec: "mp4a.40.2", width: 640, height: 360, bitrate: 600)
     static let muxedHEVC = Format(id: "hevc", url: "https://cdn.example/hevc.mp4", ext: "mp4", transport: "https",
                                   videoCodec: "hvc1.2.4.L153.B0", audioCodec: "mp4a.40.2", width: 3840, height: 2160, bitrate: 20000)
+    static let muxed360HEVC = Format(id: "18h", url: "https://cdn.example/18h.mp4", ext: "mp4", transport: "https", videoCodec: "hvc1.1.6.L93.B0",
+                                     audioCodec: "mp4a.40.2", width: 640, height: 360, bitrate: 500)
+    static let muxedDASH = Format(id: "dash-muxed", url: "https://cdn.example/m.mpd", ext: "mp4", transport: "http_dash_segments",
+                                  videoCodec: "avc1.640028", audioCodec: "mp4a.40.2", width: 1920, height: 1080, manifestURL: "https://cdn.example/m.mpd")
     static let hevc2160 = Format(id: "hevc-v", url: "https://cdn.example/hv.mp4", ext: "mp4", transport: "https", videoCodec: "hvc1.2.4.L153.B0",
                                  audioCodec: "none", width: 3840, height: 2160, bitrate: 12000)
     static let av11080 = Format(id: "399", url: "https://cdn.example/399.mp4", ext: "mp4", transport: "https", videoCodec: "av01.0.08M.08",
@@ -66,6 +70,12 @@ import Testing
             Format(id: "ac4", url: "https://cdn.example/ac4.mp4", ext: "mp4", transport: "https", videoCodec: "none", audioCodec: "ac-4", bitrate: 640)],
             profile: .chromecast3, expected: ["137", "140"]),
         Row(name: "a device without a screen gets an audio-only format as it is", formats: youtube, profile: .audioOnly, expected: ["251"]),
+        Row(name: "only a muxed HEVC the device refuses: converted whole", formats: [muxedHEVC, muxed360HEVC], profile: .chromecast3,
+            expected: ["convert 18h"]),
+        Row(name: "a muxed HEVC and audio alone, no video-only format: the muxed one converted", formats: [muxedHEVC, aac], profile: .chromecast3,
+            expected: ["convert hevc"]),
+        Row(name: "a muxed format fetched as DASH fragments: converted from its manifest", formats: [muxedDASH], profile: .chromecast3,
+            expected: ["convert dash-muxed"]),
         Row(name: "video ffmpeg cannot read (RTMP), audio without its manifest: an error", formats: [rtmpVideo, dashNoManifest],
             profile: .chromecast3, expected: []),
         Row(name: "no format at all: an error", formats: [], profile: .chromecast3, expected: []),
@@ -83,6 +93,7 @@ import Testing
         switch choice {
         case .single(let format): #expect([format.id] == row.expected)
         case .separate(let video, let audio): #expect([video.id, audio.id] == row.expected)
+        case .converted(let format): #expect(["convert " + format.id] == row.expected)
         }
     }
 

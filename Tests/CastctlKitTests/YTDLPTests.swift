@@ -90,16 +90,23 @@ import Testing
         #expect(try YTDLPFormatChoice.choose(for: single, profile: .chromecast1, userFormat: true) == .single(single.formats[0]))
     }
 
-    @Test func codecsTheProfileRefusesAreNamed() throws {
-        let info = YTDLPInfo.video(formats: [
-            YTDLPInfo.Format(id: "hevc4k", url: "https://cdn.example/a.mp4", ext: "mp4", transport: "https", videoCodec: "hvc1.2.4.L153.B0",
-                             audioCodec: "mp4a.40.2", width: 3840, height: 2160),
-        ])
-        let error = #expect(throws: ConversionError.self) { try YTDLPFormatChoice.choose(for: info, profile: .chromecast3, userFormat: false) }
-        #expect(error?.code == .noPlayableStream && error?.message.contains("hevc4k: ") == true, "\(error?.message ?? "")")
-        let castctl = #expect(throws: CastctlError.self) { try YTDLPResolver.asset(of: info, profile: .chromecast3, userFormat: false) { _ in } }
+    @Test func aFormatTheProfileRefusesIsConvertedAndOneNobodyCanReadIsNamed() throws {
+        let hevc = YTDLPInfo.Format(id: "hevc4k", url: "https://cdn.example/a.mp4", ext: "mp4", transport: "https", videoCodec: "hvc1.2.4.L153.B0",
+                                    audioCodec: "mp4a.40.2", width: 3840, height: 2160)
+        let info = YTDLPInfo.video(formats: [hevc])
+        #expect(try YTDLPFormatChoice.choose(for: info, profile: .chromecast3, userFormat: false) == .converted(hevc))
+        let (_, inputs) = try YTDLPResolver.asset(of: info, profile: .chromecast3, userFormat: false) { _ in }
+        #expect(inputs?.map(\.location) == [hevc.url])
+        #expect(try YTDLPFormatChoice.choose(for: info, profile: .ultra, userFormat: false) == .single(hevc))
+        var rtmp = hevc
+        rtmp.transport = "rtmp"
+        let unreadable = YTDLPInfo.video(formats: [rtmp])
+        let error = #expect(throws: ConversionError.self) { try YTDLPFormatChoice.choose(for: unreadable, profile: .chromecast3, userFormat: false) }
+        #expect(error?.code == .noPlayableStream && error?.message.contains("rtmp") == true, "\(error?.message ?? "")")
+        let castctl = #expect(throws: CastctlError.self) {
+            try YTDLPResolver.asset(of: unreadable, profile: .chromecast3, userFormat: false) { _ in }
+        }
         #expect(castctl?.code == .noPlayableFormat)
-        #expect(try YTDLPFormatChoice.choose(for: info, profile: .ultra, userFormat: false) == .single(info.formats[0]))
     }
 
     @Test func theHighestResolutionThatPlaysAndOnlyFetchableTransports() throws {

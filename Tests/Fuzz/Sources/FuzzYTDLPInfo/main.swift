@@ -49,6 +49,10 @@ func check(_ info: YTDLPInfo, nested: Bool) {
             switch choice {
             case .single(let format):
                 guard known.contains(format) else { fatalError("a format not in the report was chosen") }
+            case .converted(let format):
+                guard known.contains(format), YTDLPFormatChoice.input(for: format) != nil, !userFormat else {
+                    fatalError("a format to convert that is not the report's, or unreadable, or the user's: \(format)")
+                }
             case .separate(let video, let audio):
                 guard known.contains(video), known.contains(audio) else { fatalError("a pair not in the report was chosen") }
                 guard YTDLPFormatChoice.input(for: video) != nil, YTDLPFormatChoice.input(for: audio) != nil else {
