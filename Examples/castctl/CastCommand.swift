@@ -48,7 +48,8 @@ struct Cast: AsyncParsableCommand {
             through the same conversion as a local file: castctl picks the best pair (formats the device decodes \
             first), ffprobe and ffmpeg read both over HTTP with yt-dlp's request headers, and castctl serves them \
             merged as HLS made on demand, copying what the device decodes and converting the rest (this needs \
-            ffmpeg). A page with no video fails.
+            ffmpeg). A format the device cannot decode, with no such pair, is converted the same way. A page with \
+            no video, or only formats neither the device nor ffmpeg can fetch, fails.
 
             When the device is lost (heartbeat timeout, reset, closed), castctl reconnects with back-off for \
             --reconnect-timeout seconds: it rejoins the app if it still runs, re-launches it and reloads what was \
