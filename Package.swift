@@ -203,7 +203,7 @@ let package = Package(
         .target(
             name: "CastctlKit",
             dependencies: ["Castor", "CastDiscovery", "CastMedia", "CastChannels", "CastQueue", "CastMetadata", "CastProcess",
-                           "CastDeviceProfiles", "CastJSON"],
+                           "CastDeviceProfiles", "CastJSON", "CastConversion"],
             path: "Examples/CastctlKit", swiftSettings: strictSettings),
         .target(
             name: "ChatChannel", dependencies: ["CastChannels", "CastJSON", "CastReceiver"],
@@ -334,7 +334,7 @@ let package = Package(
         .testTarget(
             name: "CastctlKitTests",
             dependencies: ["CastctlKit", "Castor", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
-                           "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport", "CastDeviceProfiles"],
+                           "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport", "CastDeviceProfiles", "CastConversion"],
             path: "Tests/CastctlKitTests", exclude: ["YTDLP"]),
         .testTarget(
             name: "CastConversionTests",

@@ -1,3 +1,4 @@
+import CastConversion
 import CastDeviceProfiles
 import Castor
 import Foundation
@@ -48,15 +49,15 @@ public struct MediaURLContext: Sendable {
 public struct MediaURLResolution: Sendable {
     /// The assets to queue (each with its tracks: subtitles the resolver found).
     public var assets: [CastAsset]
-    /// Streams that must go through the conversion pipeline before a device can play them, by index into
-    /// ``assets``; empty when every asset plays as it is. (``YTDLPResolver`` reports separate video and audio
-    /// formats as an error instead, since the conversion pipeline reads local files only.)
-    public var needsConversion: Set<Int>
+    /// The inputs of the assets that must go through the conversion before a device can play them (a video and an
+    /// audio input, read by ffmpeg and merged into HLS), by index into ``assets``; such an asset's URL and content
+    /// type are replaced by the conversion's. Empty when every asset plays as it is.
+    public var conversionInputs: [Int: [MediaInput]]
 
     /// Creates a resolution.
-    public init(assets: [CastAsset], needsConversion: Set<Int> = []) {
+    public init(assets: [CastAsset], conversionInputs: [Int: [MediaInput]] = [:]) {
         self.assets = assets
-        self.needsConversion = needsConversion
+        self.conversionInputs = conversionInputs
     }
 }
 

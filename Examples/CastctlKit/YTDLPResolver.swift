@@ -1,3 +1,4 @@
+import CastConversion
 import CastDeviceProfiles
 import CastMedia
 import CastMetadata
@@ -16,9 +17,13 @@ import FoundationNetworking
 /// is chosen for the device's profile (``YTDLPFormatChoice``); the subtitles yt-dlp lists become WebVTT text
 /// tracks (a language's `vtt` file; other formats are left out); a playlist becomes the assets of a queue.
 ///
-/// Limits: a Cast device fetches the URL itself, without the cookies or headers some sites demand of yt-dlp;
-/// formats with separate video and audio are not merged (``CastctlError/Code/noPlayableFormat`` names them
-/// and `--format` picks a single one).
+/// When only separate video and audio formats play (or the user asks for a pair, `--format 137+140`), the asset
+/// comes with the two formats as ``MediaURLResolution/conversionInputs``: castctl's conversion reads them with
+/// ffmpeg (with yt-dlp's request headers) and merges them into HLS, copying what the device decodes. A format that
+/// does not play as it is and has no such pair (HEVC on a device without it) is converted the same way, alone.
+///
+/// Limits: a single format is fetched by the Cast device itself, without the cookies or headers some sites
+/// demand of yt-dlp.
 public struct YTDLPResolver: MediaURLResolver {
     /// The line shown when yt-dlp is not on `PATH`.
     public static let notInstalled = "yt-dlp is not installed: apt-get install yt-dlp or pip install yt-dlp"
@@ -65,7 +70,12 @@ public struct YTDLPResolver: MediaURLResolver {
             }
         }
         guard result.status == 0 else { throw Self.failure(result, url: url) }
-        let info = try YTDLPInfo(json: result.output)
+        let info: YTDLPInfo
+        do {
+            info = try YTDLPInfo(json: result.output)
+        } catch {
+            throw CastctlError(code: .resolveFailed, message: error.message, cause: error)
+        }
         let profile = await context.profile()
         return try Self.resolution(of: info, profile: profile, userFormat: context.format != nil, progress: context.progress)
     }
@@ -95,13 +105,17 @@ public struct YTDLPResolver: MediaURLResolver {
                                   progress: @Sendable (String) -> Void = { _ in }) throws(CastctlError) -> MediaURLResolution {
         let profile = profile ?? .chromecast1
         guard info.kind == .playlist else {
-            return MediaURLResolution(assets: [try asset(of: info, profile: profile, userFormat: userFormat, progress: progress)])
+            let (asset, inputs) = try asset(of: info, profile: profile, userFormat: userFormat, progress: progress)
+            return MediaURLResolution(assets: [asset], conversionInputs: inputs.map { [0: $0] } ?? [:])
         }
         var assets: [CastAsset] = []
+        var conversionInputs: [Int: [MediaInput]] = [:]
         var firstError: CastctlError?
         for entry in info.entries {
             do {
-                assets.append(try asset(of: entry, profile: profile, userFormat: userFormat, progress: progress))
+                let (asset, inputs) = try asset(of: entry, profile: profile, userFormat: userFormat, progress: progress)
+                if let inputs { conversionInputs[assets.count] = inputs }
+                assets.append(asset)
             } catch {
                 progress("skipping \(entry.title ?? entry.id ?? "an entry"): \(error.message)")
                 firstError = firstError ?? error
@@ -110,34 +124,55 @@ public struct YTDLPResolver: MediaURLResolver {
         if assets.isEmpty {
             throw firstError ?? CastctlError(code: .noMedia, message: "the playlist \(info.title ?? "") has no entries yt-dlp can play")
         }
-        return MediaURLResolution(assets: assets)
+        return MediaURLResolution(assets: assets, conversionInputs: conversionInputs)
     }
 
-    /// One video's asset: its chosen format, title, thumbnail, duration and text tracks.
+    /// One video's asset (its chosen format, title, thumbnail, duration and text tracks) and, for separate video and
+    /// audio formats, the two inputs the conversion merges.
     static func asset(of info: YTDLPInfo, profile: CastDeviceProfile, userFormat: Bool,
-                      progress: @Sendable (String) -> Void) throws(CastctlError) -> CastAsset {
+                      progress: @Sendable (String) -> Void) throws(CastctlError) -> (CastAsset, [MediaInput]?) {
+        let choice: YTDLPFormatChoice
+        do {
+            choice = try YTDLPFormatChoice.choose(for: info, profile: profile, userFormat: userFormat)
+        } catch {
+            let empty = userFormat ? info.selected.isEmpty : info.formats.isEmpty
+            throw CastctlError(code: empty ? .noMedia : .noPlayableFormat, message: error.message, cause: error)
+        }
         let format: YTDLPInfo.Format
-        switch try YTDLPFormatChoice.choose(for: info, profile: profile, userFormat: userFormat) {
+        var inputs: [MediaInput]?
+        switch choice {
         case .single(let single):
             format = single
         case .separate(let video, let audio):
-            throw CastctlError(
-                code: .noPlayableFormat,
-                message: "\(info.title ?? "the page") has only separate video (\(video)) and audio (\(audio)) that \(profile.displayName) "
-                    + "plays, which castctl cannot merge yet; choose a single format with --format (yt-dlp -F URL lists them)")
+            guard let videoInput = YTDLPFormatChoice.input(for: video), let audioInput = YTDLPFormatChoice.input(for: audio) else {
+                throw CastctlError(code: .noPlayableFormat, message: "ffmpeg cannot read the formats \(video.id) and \(audio.id)")
+            }
+            let videoFate = YTDLPFormatChoice.conversion(ofVideo: video, profile: profile) == .copied ? "copied" : "converted"
+            let audioFate = YTDLPFormatChoice.conversion(ofAudio: audio, profile: profile) == .copied ? "copied" : "converted"
+            progress("merging video format \(video) (\(videoFate)) and audio format \(audio) (\(audioFate)) for \(profile.displayName)")
+            format = video
+            inputs = [videoInput, audioInput]
+        case .converted(let single):
+            guard let input = YTDLPFormatChoice.input(for: single) else {
+                throw CastctlError(code: .noPlayableFormat, message: "ffmpeg cannot read the format \(single.id)")
+            }
+            progress("\(profile.displayName) cannot play format \(single) as it is; converting it")
+            format = single
+            inputs = [input]
         }
         guard let url = URL(string: format.url) else {
             throw CastctlError(code: .resolveFailed, message: "yt-dlp gave a URL castctl cannot read: \(format.url.prefix(200))")
         }
-        progress("playing format \(format)")
+        if inputs == nil { progress("playing format \(format)") }
         var metadata = CastMetadata(title: info.title, metadataType: .generic, images: [])
         if let thumbnail = info.thumbnail.flatMap(URL.init(string:)) { metadata.images = [CastImage(url: thumbnail)] }
         let configuration = CastAssetURLConfiguration(
-            mimeType: YTDLPFormatChoice.mimeType(of: format), isLive: info.isLive, duration: info.isLive ? nil : info.duration)
+            mimeType: inputs == nil ? YTDLPFormatChoice.mimeType(of: format) : "application/x-mpegURL", isLive: info.isLive,
+            duration: info.isLive ? nil : info.duration)
         var asset = CastAsset.url(url, configuration: configuration, metadata: metadata)
         let tracks = textTracks(of: info)
         asset.tracks = tracks.isEmpty ? nil : tracks
-        return asset
+        return (asset, inputs)
     }
 
     /// A WebVTT text track a language (its first `vtt` file), numbered from 1.

@@ -42,10 +42,14 @@ struct Cast: AsyncParsableCommand {
             from its profile: a format with both video and audio, in a container and codecs the device decodes, \
             at the highest resolution it takes. The subtitles yt-dlp lists in WebVTT become text tracks (the first \
             is turned on unless --subtitles-off); a playlist becomes a queue (its first 50 entries). --format \
-            passes a yt-dlp format (yt-dlp -F URL lists them) instead. A page with only separate video and audio \
-            formats fails with their names (castctl does not merge them yet; choose one with --format); a page \
-            with no video fails too. The device fetches the media itself, without the cookies or headers some \
-            sites require.
+            passes a yt-dlp format (yt-dlp -F URL lists them; 137+140 is a video and an audio format) instead. A \
+            single format is fetched by the device itself, without the cookies or headers some sites require. A \
+            page that offers its video and audio only separately (DASH, video-only and audio-only formats) goes \
+            through the same conversion as a local file: castctl picks the best pair (formats the device decodes \
+            first), ffprobe and ffmpeg read both over HTTP with yt-dlp's request headers, and castctl serves them \
+            merged as HLS made on demand, copying what the device decodes and converting the rest (this needs \
+            ffmpeg). A format the device cannot decode, with no such pair, is converted the same way. A page with \
+            no video, or only formats neither the device nor ffmpeg can fetch, fails.
 
             When the device is lost (heartbeat timeout, reset, closed), castctl reconnects with back-off for \
             --reconnect-timeout seconds: it rejoins the app if it still runs, re-launches it and reloads what was \
@@ -61,7 +65,7 @@ struct Cast: AsyncParsableCommand {
     @Argument(help: "A media file, a directory, an .m3u/.m3u8/.pls playlist, or an http(s) URL.") var source: String
     @Option(help: "A subtitle file (.srt or .vtt) for the first item.") var subtitles: String?
     @Option(help: ArgumentHelp(
-        "For a web page: the yt-dlp format to play (yt-dlp's -f, e.g. 18 or \"best[height<=720]\").",
+        "For a web page: the yt-dlp format to play (yt-dlp's -f, e.g. 18, 137+140 or \"best[height<=720]\").",
         valueName: "format"))
     var format: String?
     @Option(help: "For a web page: how long yt-dlp may take to resolve it, in seconds.") var resolveTimeout: Double = 120
@@ -105,10 +109,13 @@ struct Cast: AsyncParsableCommand {
     }
 
     private func play(server: CastMediaServer, conversions: CastConversions, deviceHost: String?) async throws {
-        let context = try await conversionContext(conversions: conversions, deviceHost: deviceHost)
+        let resolved = try await resolvePage(deviceHost: deviceHost)
+        // A page's separate video and audio are merged by a conversion, as a local file's streams are converted.
+        let context = try await conversionContext(
+            conversions: conversions, deviceHost: deviceHost, forPage: !(resolved?.conversionInputs.isEmpty ?? true))
         let items: [QueueItem]
-        if let resolved = try await resolvePage(deviceHost: deviceHost) {
-            items = try CastPlan.items(resolved, subtitles: subtitles, server: server)
+        if let resolved {
+            items = try await CastPlan.items(resolved, subtitles: subtitles, server: server, conversion: context)
         } else {
             items = try await CastPlan.items(for: source, subtitles: subtitles, server: server, conversion: context)
         }
@@ -222,13 +229,18 @@ struct Cast: AsyncParsableCommand {
         return resolution
     }
 
-    /// ffmpeg, the device's profile and the options, or `nil` when files are served as they are (no ffmpeg).
-    private func conversionContext(conversions: CastConversions, deviceHost: String?) async throws -> ConversionContext? {
-        guard !CastPlan.isURL(source) else { return nil }
+    /// ffmpeg, the device's profile and the options, or `nil` when files are served as they are (no ffmpeg) or the
+    /// source is a URL; `forPage`: a page's separate video and audio need it (without ffmpeg castctl fails).
+    private func conversionContext(conversions: CastConversions, deviceHost: String?, forPage: Bool = false) async throws -> ConversionContext? {
+        guard forPage || !CastPlan.isURL(source) else { return nil }
         let tools: FFmpegTools
         do {
             tools = try FFmpegTools.locate()
         } catch {
+            if forPage {
+                FileHandle.standardError.write(Data("castctl: \(error.message) (the page's video and audio come separately and are merged by ffmpeg)\n".utf8))
+                throw ExitCode.failure
+            }
             if conversion.transcode == .always {
                 FileHandle.standardError.write(Data("castctl: \(error.message)\n".utf8))
                 throw ExitCode.failure
@@ -278,7 +290,10 @@ actor ProfileOnce {
 /// Turns a source into queue items, publishing local files on the media server.
 enum CastPlan {
     /// The queue items of a resolved page; `--subtitles` adds a track to the first.
-    static func items(_ resolution: MediaURLResolution, subtitles: String?, server: CastMediaServer) throws -> [QueueItem] {
+    /// The queue items of a resolved page: each asset as it is, or, for one with conversion inputs (separate video and
+    /// audio), published through a conversion (`conversion` is then required).
+    static func items(_ resolution: MediaURLResolution, subtitles: String?, server: CastMediaServer, conversion: ConversionContext?) async throws
+        -> [QueueItem] {
         var media = resolution.assets.map(\.mediaInformation)
         if let subtitles, !media.isEmpty {
             let registration = try server.register(subtitles: subtitles)
@@ -287,7 +302,18 @@ enum CastPlan {
                                      contentId: registration.url, contentType: "text/vtt", name: "Subtitles", language: "und"))
             media[0].tracks = tracks
         }
-        return media.map { QueueItemBuilder(media: $0).build() }
+        var items: [QueueItem] = []
+        for (index, information) in media.enumerated() {
+            guard let inputs = resolution.conversionInputs[index] else {
+                items.append(QueueItemBuilder(media: information).build())
+                continue
+            }
+            guard let conversion else { throw ValidationError("the page's separate video and audio need ffmpeg") }
+            items.append(try await ConvertedItems.item(
+                inputs: inputs, base: information, profile: conversion.profile, options: conversion.options, tools: conversion.tools,
+                server: server, conversions: conversion.conversions, startsAtOnce: index == 0, json: conversion.json))
+        }
+        return items
     }
 
     static func items(for source: String, subtitles: String?, server: CastMediaServer, conversion: ConversionContext? = nil) async throws

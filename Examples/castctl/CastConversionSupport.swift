@@ -152,15 +152,9 @@ enum ConvertedItems {
         case .failure(let error):
             throw error
         }
-        let plan = try ConversionPlan(for: media, profile: profile, options: options)
-        if !json {
-            for line in plan.lines { FileHandle.standardError.write(Data("castctl: \(line)\n".utf8)) }
-        }
-        let conversion = try await MediaConversion.publish(
-            media, plan: plan, options: options, on: server, tools: tools,
-            configuration: .init(startsAtOnce: startsAtOnce, logger: Output.logger))
-        await conversions.add(conversion)
-        let converted = await conversion.media
+        let (plan, converted) = try await publish(
+            media, profile: profile, options: options, tools: tools, server: server, conversions: conversions, startsAtOnce: startsAtOnce,
+            json: json)
         var tracks = converted.textTracks.enumerated().map { offset, track in
             MediaTrack(trackId: offset + 1, type: .text, subtype: .subtitles, contentId: track.url, contentType: "text/vtt",
                        name: track.name, language: track.language ?? "und")
@@ -179,6 +173,57 @@ enum ConvertedItems {
         var information = MediaInformation(
             contentId: converted.url, contentType: converted.contentType, streamType: .buffered, duration: converted.duration,
             metadata: metadata, tracks: tracks.isEmpty ? nil : tracks)
+        setSegmentFormat(of: &information, converted: converted, plan: plan)
+        var item = QueueItemBuilder(media: information).build()
+        item.activeTrackIds = active.map { [$0] }
+        return item
+    }
+
+    /// A queue item for separate video and audio of a web page (yt-dlp's formats, ``MediaURLResolution/conversionInputs``):
+    /// both inputs probed over HTTP, merged into one media, planned for `profile` and published as HLS made on demand;
+    /// `base` (the resolver's asset: title, image, text tracks) keeps all but its URL, content type and duration.
+    static func item(
+        inputs: [MediaInput], base: MediaInformation, profile: CastDeviceProfile, options: ConversionOptions, tools: FFmpegTools,
+        server: CastMediaServer, conversions: CastConversions, startsAtOnce: Bool, json: Bool
+    ) async throws -> QueueItem {
+        let probe = MediaProbe(tools: tools)
+        var probed: [ProbedMedia] = []
+        for input in inputs {
+            if !json { FileHandle.standardError.write(Data("castctl: probing \(input)\n".utf8)) }
+            probed.append(try await probe.probe(input))
+        }
+        let media = probed.count == 2 ? try ProbedMedia.merging(video: probed[0], audio: probed[1]) : probed[0]
+        let (plan, converted) = try await publish(
+            media, profile: profile, options: options, tools: tools, server: server, conversions: conversions, startsAtOnce: startsAtOnce,
+            json: json)
+        var information = base
+        information.contentId = converted.url
+        information.contentUrl = converted.url
+        information.contentType = converted.contentType
+        information.streamType = .buffered
+        information.duration = converted.duration ?? base.duration
+        setSegmentFormat(of: &information, converted: converted, plan: plan)
+        return QueueItemBuilder(media: information).build()
+    }
+
+    /// Plans probed media for `profile` (printing the plan unless `json`) and publishes it on `server`.
+    private static func publish(
+        _ media: ProbedMedia, profile: CastDeviceProfile, options: ConversionOptions, tools: FFmpegTools, server: CastMediaServer,
+        conversions: CastConversions, startsAtOnce: Bool, json: Bool
+    ) async throws -> (ConversionPlan, ConvertedMedia) {
+        let plan = try ConversionPlan(for: media, profile: profile, options: options)
+        if !json {
+            for line in plan.lines { FileHandle.standardError.write(Data("castctl: \(line)\n".utf8)) }
+        }
+        let conversion = try await MediaConversion.publish(
+            media, plan: plan, options: options, on: server, tools: tools,
+            configuration: .init(startsAtOnce: startsAtOnce, logger: Output.logger))
+        await conversions.add(conversion)
+        return (plan, await conversion.media)
+    }
+
+    /// The LOAD's HLS segment formats, which tell a device fragmented MP4 from MPEG-TS.
+    private static func setSegmentFormat(of information: inout MediaInformation, converted: ConvertedMedia, plan: ConversionPlan) {
         if converted.segmentContainer == .fmp4 {
             information.hlsSegmentFormat = CastMedia.HLSSegmentFormat.fmp4
             information.hlsVideoSegmentFormat = CastMedia.HLSVideoSegmentFormat.fmp4
@@ -186,9 +231,6 @@ enum ConvertedItems {
             information.hlsSegmentFormat = plan.video == nil ? CastMedia.HLSSegmentFormat.tsAAC : CastMedia.HLSSegmentFormat.ts
             if plan.video != nil { information.hlsVideoSegmentFormat = CastMedia.HLSVideoSegmentFormat.mpeg2TS }
         }
-        var item = QueueItemBuilder(media: information).build()
-        item.activeTrackIds = active.map { [$0] }
-        return item
     }
 
     private static func probe(_ path: String, tools: FFmpegTools) async -> Result<ProbedMedia, ConversionError> {

@@ -7,7 +7,7 @@ public struct ConversionError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, for matching in `catch` clauses.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: Sendable, Hashable {
-            case toolMissing, toolFailed, probeFailed, malformedProbe, noPlayableStream, refusedByPolicy
+            case toolMissing, toolFailed, probeFailed, malformedProbe, malformedReport, noPlayableStream, refusedByPolicy
             case invalidOptions, spawnFailed, timedOut, stopped, tooLarge, fileSystem
         }
         private let base: Base
@@ -19,6 +19,8 @@ public struct ConversionError: Error, Sendable, CustomStringConvertible {
         public static let probeFailed = Code(base: .probeFailed)
         /// ffprobe's output is not what it writes (not JSON, missing fields, out of bounds).
         public static let malformedProbe = Code(base: .malformedProbe)
+        /// yt-dlp's report (`yt-dlp -J`) is not what it writes: not JSON, not an object, neither a video nor a playlist.
+        public static let malformedReport = Code(base: .malformedReport)
         /// The file has no stream the device could be given, even converted.
         public static let noPlayableStream = Code(base: .noPlayableStream)
         /// The device cannot play the file as it is and the policy (`--transcode never`) forbids converting it.

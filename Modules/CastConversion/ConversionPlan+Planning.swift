@@ -43,7 +43,7 @@ struct Planner {
             audio = nil
         }
         let subtitles = media.subtitleStreams.map { decideSubtitle($0, burn: burn) }
-        for stream in media.streams where stream.index != videoStream?.index && stream.index != audioStream?.index {
+        for stream in media.streams where stream != videoStream && stream != audioStream {
             switch stream.kind {
             case .video where stream.isAttachedPicture:
                 omitted.append(StreamDecision(stream: stream, action: .omit, reason: "cover art is not sent to the device"))
@@ -58,7 +58,15 @@ struct Planner {
             }
         }
         guard video != nil || audio != nil else {
-            throw ConversionError(code: .noPlayableStream, message: "\(media.path ?? "the file") has no video or audio stream \(profile.displayName) can be given")
+            throw ConversionError(code: .noPlayableStream, message: "\(media.name) has no video or audio stream \(profile.displayName) can be given")
+        }
+
+        // Separate inputs (or a URL) cannot be given as they are: they are merged into segments.
+        let single = media.inputs.count <= 1 && media.inputs.first?.isRemote != true
+        if options.policy == .never, !single {
+            throw ConversionError(
+                code: .refusedByPolicy,
+                message: "\(media.name) comes as \(media.inputs.count > 1 ? "separate video and audio" : "a URL") that must be segmented; --transcode never only loads a file as it is")
         }
 
         // --transcode never: the file as it is, whatever the device thinks of it.
@@ -79,7 +87,7 @@ struct Planner {
         let containerVerdict = media.media.refinedContainer.map { profile.verdict(for: $0) } ?? .plays
         let container = media.media.refinedContainer
         let containerListed = container.map { profile.acceptsEverything || profile.containers.contains($0) } ?? true
-        if copiesEverything, containerListed, case .plays = containerVerdict,
+        if single, copiesEverything, containerListed, case .plays = containerVerdict,
            media.streams.filter({ $0.kind == .video && !$0.isAttachedPicture }).count <= 1 || video == nil {
             return ConversionPlan(
                 profile: profile, policy: options.policy, delivery: .direct,
@@ -128,7 +136,7 @@ struct Planner {
     func chooseVideo() throws(ConversionError) -> ProbedStream? {
         if let index = options.videoStream {
             guard let stream = media.stream(index: index), stream.kind == .video else {
-                throw ConversionError(code: .invalidOptions, message: "stream \(index) is not a video stream of \(media.path ?? "the file")")
+                throw ConversionError(code: .invalidOptions, message: "stream \(index) is not a video stream of \(media.name)")
             }
             return stream
         }
@@ -139,7 +147,7 @@ struct Planner {
     func chooseAudio() throws(ConversionError) -> ProbedStream? {
         if let index = options.audioStream {
             guard let stream = media.stream(index: index), stream.kind == .audio else {
-                throw ConversionError(code: .invalidOptions, message: "stream \(index) is not an audio stream of \(media.path ?? "the file")")
+                throw ConversionError(code: .invalidOptions, message: "stream \(index) is not an audio stream of \(media.name)")
             }
             return stream
         }
@@ -153,7 +161,7 @@ struct Planner {
         guard let stream = media.stream(index: index), stream.kind == .subtitle else {
             let listed = subtitles.isEmpty ? "it has none" : "its subtitle streams are " + subtitles.map { "\($0.index)" }.joined(separator: ", ")
             throw ConversionError(
-                code: .invalidOptions, message: "--burn-subtitles \(index): stream \(index) is not a subtitle stream of \(media.path ?? "the file") (\(listed))")
+                code: .invalidOptions, message: "--burn-subtitles \(index): stream \(index) is not a subtitle stream of \(media.name) (\(listed))")
         }
         guard hasVideo, profile.hasVideoOutput || profile.acceptsEverything else {
             throw ConversionError(code: .invalidOptions, message: "--burn-subtitles needs a video stream and a device with a screen")
@@ -234,6 +242,8 @@ struct Planner {
         if !converted.isEmpty {
             return "the \(converted.joined(separator: " and ")) \(converted.count == 1 ? "is" : "are") converted; HLS keeps seeking and the duration"
         }
+        if media.inputs.count > 1 { return "the video and the audio come separately; they are copied into the same segments" }
+        if media.inputs.first?.isRemote == true { return "the stream is read from its URL and copied into segments" }
         if case .refused(let reason) = containerVerdict { return "\(reason); the streams are copied into segments" }
         if !containerListed {
             return "\(media.media.refinedContainer?.name ?? "the container") is not in Google's table (devices play it only leniently); the streams are copied into segments"

@@ -12,8 +12,13 @@ public struct FFmpegArguments: Sendable {
     public var plan: ConversionPlan
     /// Where the segments start and end.
     public var layout: SegmentLayout
-    /// The source file.
-    public var source: String
+    /// The inputs: the source file, or a video and an audio input (``ProbedStream/input`` indexes them).
+    public var inputs: [MediaInput]
+    /// The first input's location (the source file).
+    public var source: String {
+        get { inputs.first?.location ?? "" }
+        set { if inputs.isEmpty { inputs = [MediaInput(path: newValue)] } else { inputs[0].location = newValue } }
+    }
     /// Conversion settings (preset, quality, hardware).
     public var options: ConversionOptions
     /// Whether the source's video has reordered frames (B-frames), which moves ffmpeg's seek point back.
@@ -21,9 +26,15 @@ public struct FFmpegArguments: Sendable {
 
     /// Creates a command builder.
     public init(plan: ConversionPlan, layout: SegmentLayout, source: String, options: ConversionOptions, sourceHasReorderedFrames: Bool) {
+        self.init(plan: plan, layout: layout, inputs: [MediaInput(path: source)], options: options,
+                  sourceHasReorderedFrames: sourceHasReorderedFrames)
+    }
+
+    /// Creates a command builder reading `inputs` (each a file or a URL with its headers).
+    public init(plan: ConversionPlan, layout: SegmentLayout, inputs: [MediaInput], options: ConversionOptions, sourceHasReorderedFrames: Bool) {
         self.plan = plan
         self.layout = layout
-        self.source = source
+        self.inputs = inputs
         self.options = options
         self.sourceHasReorderedFrames = sourceHasReorderedFrames
     }
@@ -50,15 +61,19 @@ public struct FFmpegArguments: Sendable {
         if case .vaapi(let device) = hardware, !copiesVideo, plan.video != nil {
             arguments += ["-vaapi_device", device]
         }
-        if segment > 0 {
-            // ffmpeg seeks 3/23 s before the asked time when frames are reordered; a run copying video must start
-            // at the segment's own key frame, so it asks for a point just after it.
-            let nudge = copiesVideo ? (sourceHasReorderedFrames ? 0.14 : 0.001) : 0
-            arguments += ["-ss", Self.seconds(start + nudge)]
-            if copiesVideo { arguments.append("-noaccurate_seek") }
+        // Each input seeks on its own (a video and an audio input both start at the segment).
+        for (position, input) in inputs.enumerated() {
+            if segment > 0 {
+                // ffmpeg seeks 3/23 s before the asked time when frames are reordered; a run copying video must start
+                // at the segment's own key frame, so it asks for a point just after it.
+                let nudge = copiesVideo ? (sourceHasReorderedFrames ? 0.14 : 0.001) : 0
+                arguments += ["-ss", Self.seconds(start + nudge)]
+                if copiesVideo { arguments.append("-noaccurate_seek") }
+            }
+            if position == 0 { arguments += ["-copyts", "-start_at_zero", "-avoid_negative_ts", "disabled"] }
+            arguments += input.inputOptions
+            arguments += ["-i", input.location]
         }
-        arguments += ["-copyts", "-start_at_zero", "-avoid_negative_ts", "disabled"]
-        arguments += ["-i", source]
         arguments += mapping(hardware: hardware, from: segment)
         arguments += ["-sn", "-dn", "-map_metadata", "-1", "-map_chapters", "-1", "-max_muxing_queue_size", "4096"]
         // The segment muxer: cut at the layout's starts after this run's first.
@@ -85,7 +100,7 @@ public struct FFmpegArguments: Sendable {
         if let video = plan.video {
             switch video.action {
             case .copy:
-                arguments += ["-map", "0:\(video.stream.index)", "-c:v", "copy"]
+                arguments += ["-map", "\(video.stream.input):\(video.stream.index)", "-c:v", "copy"]
                 if video.stream.codec == .hevc { arguments += ["-tag:v", "hvc1"] }
             case .transcodeVideo(let encoding):
                 let (filterArguments, label) = videoFilters(video.stream, encoding: encoding, hardware: hardware)
@@ -99,7 +114,7 @@ public struct FFmpegArguments: Sendable {
             }
         }
         if let audio = plan.audio {
-            arguments += ["-map", "0:\(audio.stream.index)"]
+            arguments += ["-map", "\(audio.stream.input):\(audio.stream.index)"]
             switch audio.action {
             case .transcodeAudio(let encoding):
                 arguments += encoding.codec == .aac ? ["-c:a", "aac"] : ["-c:a", "libopus"]
@@ -125,16 +140,17 @@ public struct FFmpegArguments: Sendable {
             chain.append("format=yuv420p")
         }
         let tail = chain.joined(separator: ",")
+        let label = "\(stream.input):\(stream.index)"
         if let burn = plan.burntSubtitle {
             if burn.stream.isImageSubtitle {
-                let graph = "[0:\(stream.index)][0:\(burn.stream.index)]overlay=eof_action=pass:repeatlast=0,\(tail)[v]"
+                let graph = "[\(label)][0:\(burn.stream.index)]overlay=eof_action=pass:repeatlast=0,\(tail)[v]"
                 return (["-filter_complex", graph], "[v]")
             }
             let ordinal = plan.subtitles.firstIndex { $0.stream.index == burn.stream.index } ?? 0
             let filter = "subtitles=filename=\(Self.escapeFilterValue(source)):si=\(ordinal)"
-            return (["-filter_complex", "[0:\(stream.index)]\(filter),\(tail)[v]"], "[v]")
+            return (["-filter_complex", "[\(label)]\(filter),\(tail)[v]"], "[v]")
         }
-        return (["-filter_complex", "[0:\(stream.index)]\(tail)[v]"], "[v]")
+        return (["-filter_complex", "[\(label)]\(tail)[v]"], "[v]")
     }
 
     func encoder(_ encoding: VideoEncoding, hardware: HardwareAcceleration) -> [String] {
@@ -156,7 +172,7 @@ public struct FFmpegArguments: Sendable {
     /// The arguments extracting text subtitle streams to WebVTT files (`subtitles-<index>.vtt` in `directory`), all
     /// in one reading of the source.
     public func subtitleExtraction(streams: [Int], directory: String) -> [String] {
-        var arguments = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "error", "-i", source]
+        var arguments = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "error"] + (inputs.first?.inputOptions ?? []) + ["-i", source]
         for index in streams {
             arguments += ["-map", "0:\(index)", "-c:s", "webvtt", "-f", "webvtt", directory + "/" + Self.subtitleName(stream: index)]
         }

@@ -74,6 +74,8 @@ public actor MediaConversion: MediaResourceProvider {
     private let tools: FFmpegTools
     /// The source's canonical path (symbolic links resolved: the server opens files with `O_NOFOLLOW`).
     private let sourcePath: String
+    /// The inputs ffmpeg reads, local paths canonical.
+    private let inputs: [MediaInput]
     private let options: ConversionOptions
     private let configuration: Configuration
     private let directory: String
@@ -120,8 +122,11 @@ public actor MediaConversion: MediaResourceProvider {
         _ media: ProbedMedia, plan: ConversionPlan, options: ConversionOptions = ConversionOptions(), on server: CastMediaServer,
         tools: FFmpegTools, configuration: Configuration = Configuration()
     ) async throws(ConversionError) -> MediaConversion {
-        guard let path = media.path else {
-            throw ConversionError(code: .invalidOptions, message: "the probed media has no file path")
+        guard !media.inputs.isEmpty else {
+            throw ConversionError(code: .invalidOptions, message: "the probed media has no input")
+        }
+        if case .direct = plan.delivery, media.path == nil {
+            throw ConversionError(code: .invalidOptions, message: "only a local file is served as it is; \(media.name) must be segmented")
         }
         TemporaryDirectory.sweepAbandoned(in: configuration.temporaryDirectory)
         let directory = try TemporaryDirectory.make(in: configuration.temporaryDirectory)
@@ -131,6 +136,7 @@ public actor MediaConversion: MediaResourceProvider {
         let contentType: String
         switch plan.delivery {
         case .direct:
+            let path = media.path ?? ""
             name = (path as NSString).lastPathComponent
             contentType = Self.contentType(ofFile: path)
         case .hls:
@@ -142,7 +148,7 @@ public actor MediaConversion: MediaResourceProvider {
             await conversion.begin(registration: registration, server: server)
         } catch {
             await conversion.stop()
-            throw ConversionError(code: .fileSystem, message: "cannot publish \(path): \(error.message)", cause: error)
+            throw ConversionError(code: .fileSystem, message: "cannot publish \(media.name): \(error.message)", cause: error)
         }
         return conversion
     }
@@ -157,6 +163,13 @@ public actor MediaConversion: MediaResourceProvider {
             defer { free(resolved) }
             return String(cString: resolved)
         } ?? source.path ?? ""
+        self.inputs = source.inputs.map { input in
+            guard let path = input.path, let resolved = realpath(path, nil) else { return input }
+            defer { free(resolved) }
+            var canonical = input
+            canonical.location = String(cString: resolved)
+            return canonical
+        }
         self.plan = plan
         self.options = options
         self.tools = tools
@@ -193,7 +206,7 @@ public actor MediaConversion: MediaResourceProvider {
             throw ConversionError(code: .invalidOptions, message: "a converted stream needs the source's duration (ffprobe gave none)")
         }
         if let video = plan.video, video.action == .copy {
-            let keyframes = try await MediaProbe(tools: tools).keyframeTimes(of: media, stream: video.stream.index)
+            let keyframes = try await MediaProbe(tools: tools).keyframeTimes(of: media, stream: video.stream.index, input: video.stream.input)
             return try SegmentLayout.keyframes(keyframes, duration: duration, target: options.segmentDuration)
         }
         return try SegmentLayout.regular(duration: duration, target: options.segmentDuration)
@@ -391,7 +404,7 @@ public actor MediaConversion: MediaResourceProvider {
             return
         }
         let arguments = FFmpegArguments(
-            plan: plan, layout: layout, source: sourcePath, options: options,
+            plan: plan, layout: layout, inputs: inputs, options: options,
             sourceHasReorderedFrames: plan.video?.stream.hasReorderedFrames ?? false)
         let commandLine = arguments.segmentRun(from: segment, directory: directory, hardware: hardware)
         let (lines, linesSink) = AsyncStream.makeStream(of: String.self)
@@ -524,7 +537,7 @@ public actor MediaConversion: MediaResourceProvider {
         defer { Task { await limiter.release() } }
         guard !stopped else { return .failure(ConversionError(code: .stopped, message: "the conversion has stopped")) }
         let arguments = FFmpegArguments(
-            plan: plan, layout: SegmentLayout(starts: [0], duration: source.duration ?? 1), source: sourcePath, options: options,
+            plan: plan, layout: SegmentLayout(starts: [0], duration: source.duration ?? 1), inputs: inputs, options: options,
             sourceHasReorderedFrames: false
         ).subtitleExtraction(streams: streams, directory: directory)
         let child: ChildRun

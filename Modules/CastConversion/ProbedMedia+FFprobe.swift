@@ -77,6 +77,7 @@ extension ProbedMedia {
             isAttachedPicture: disposition?["attached_pic"]?.intValue == 1,
             hasReorderedFrames: (Self.integer(raw["has_b_frames"]) ?? 0) > 0,
             bitRate: Self.integer(raw["bit_rate"]))
+        stream.identifier = Self.tag(tags, "id")
         switch kind {
         case .video:
             stream.width = Self.integer(raw["width"]).flatMap { (1...65_536).contains($0) ? $0 : nil }

@@ -6,8 +6,11 @@ import CastDeviceProfiles
 /// ``media`` is the same description in the words `CastDeviceProfile` decides with; ``streams`` keeps
 /// what a plan also needs (titles, dispositions, B-frames, bit rates, every stream in file order).
 public struct ProbedMedia: Sendable, Hashable {
-    /// The file probed, when it came from a file.
+    /// The file probed, when it came from one file.
     public var path: String?
+    /// Where the streams are read from: one input (the file or URL probed), or two for media whose video and
+    /// audio come separately (``merging(video:audio:)``); ``ProbedStream/input`` indexes it.
+    public var inputs: [MediaInput]
     /// ffprobe's `format_name` (`matroska,webm`, `mov,mp4,m4a,3gp,3g2,mj2`).
     public var formatName: String
     /// The container, streams and duration as a `MediaDescription` (video, audio and subtitle streams; other
@@ -25,9 +28,10 @@ public struct ProbedMedia: Sendable, Hashable {
     /// Creates a probe result.
     public init(
         path: String? = nil, formatName: String, media: MediaDescription, streams: [ProbedStream], duration: Double?,
-        startTime: Double = 0, bitRate: Int? = nil
+        startTime: Double = 0, bitRate: Int? = nil, inputs: [MediaInput]? = nil
     ) {
         self.path = path
+        self.inputs = inputs ?? path.map { [MediaInput(path: $0)] } ?? []
         self.formatName = formatName
         self.media = media
         self.streams = streams
@@ -36,8 +40,11 @@ public struct ProbedMedia: Sendable, Hashable {
         self.bitRate = bitRate
     }
 
-    /// The stream with this index, if any.
-    public func stream(index: Int) -> ProbedStream? { streams.first { $0.index == index } }
+    /// The stream with this index (of the first input), if any.
+    public func stream(index: Int) -> ProbedStream? { streams.first { $0.index == index && $0.input == 0 } }
+
+    /// A name for messages: the file's path, else the first input.
+    public var name: String { path ?? inputs.first?.description ?? "the media" }
 
     /// The moving-picture video streams (cover art left out), in file order.
     public var videoStreams: [ProbedStream] { streams.filter { $0.kind == .video && !$0.isAttachedPicture } }
@@ -49,8 +56,12 @@ public struct ProbedMedia: Sendable, Hashable {
 
 /// One stream of a probed file.
 public struct ProbedStream: Sendable, Hashable, CustomStringConvertible {
-    /// The stream's index in the file (ffprobe's `index`, ffmpeg's `0:N`).
+    /// The stream's index in its input (ffprobe's `index`, ffmpeg's `input:N`).
     public var index: Int
+    /// Which of the media's ``ProbedMedia/inputs`` it is read from (0 for a single file).
+    public var input: Int = 0
+    /// The `id` ffprobe reports for it (a DASH representation's id), when any.
+    public var identifier: String?
     /// Video, audio, subtitle or other.
     public var kind: MediaStreamKind
     /// The codec, as ffprobe names it.
@@ -142,9 +153,9 @@ public struct ProbedStream: Sendable, Hashable, CustomStringConvertible {
     /// Whether it is an image subtitle stream (PGS, DVB, VobSub) that can only be burnt into the picture.
     public var isImageSubtitle: Bool { kind == .subtitle && codec.isImageSubtitle }
 
-    /// `#2 subrip eng "English" (default)`.
+    /// `#2 subrip eng "English" (default)`; a stream of a second input is `#1:0`.
     public var description: String {
-        var text = "#\(index) "
+        var text = input == 0 ? "#\(index) " : "#\(input):\(index) "
         switch kind {
         case .video: text += videoDescription.description
         case .audio: text += audioDescription.description + (language.map { " \($0)" } ?? "")

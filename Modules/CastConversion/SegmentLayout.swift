@@ -78,7 +78,7 @@ public struct SegmentLayout: Sendable, Hashable {
     /// Segments cut at key frames: each starts at the first key frame at least the segment's length after the
     /// previous start (for copied video, which can only be cut there).
     /// - Parameters:
-    ///   - keyframes: the key frames' times in seconds, ascending (from ``MediaProbe/keyframeTimes(of:stream:)``).
+    ///   - keyframes: the key frames' times in seconds, ascending (from ``MediaProbe/keyframeTimes(of:stream:input:)``).
     ///   - duration: the source's duration in seconds.
     ///   - target: the segments' length after the leading ones, in seconds.
     ///   - leading: the lengths of the first segments.

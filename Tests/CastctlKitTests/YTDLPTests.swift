@@ -1,8 +1,10 @@
+import CastConversion
 import CastDeviceProfiles
 import CastMedia
 import Castor
 @testable import CastctlKit
 import Foundation
+import Synchronization
 import Testing
 
 /// yt-dlp's real reports (YTDLP/README.md says how they were captured) read, chosen from and turned into assets.
@@ -46,21 +48,38 @@ import Testing
         #expect(info.selected.map(\.id) == ["9000", "aud-English"], "yt-dlp's own choice merges 2160p video with the audio")
         let choice = try YTDLPFormatChoice.choose(for: info, profile: .chromecast3, userFormat: false)
         #expect(choice == .single(info.formats[1]))
-        let asset = try YTDLPResolver.asset(of: info, profile: .ultra, userFormat: false) { _ in }
+        let (asset, inputs) = try YTDLPResolver.asset(of: info, profile: .ultra, userFormat: false) { _ in }
+        #expect(inputs == nil)
         #expect(asset.mediaInformation.contentId == "http://127.0.0.1:18765/muxed360.m3u8")
         #expect(asset.mediaInformation.contentType == "application/x-mpegURL")
     }
 
-    @Test func onlySeparateVideoAndAudioIsATypedErrorNamingThem() throws {
+    @Test func onlySeparateVideoAndAudioGoToTheConversionAsTwoInputs() throws {
         var info = try YTDLPInfo(json: Self.report("hls-master.json"))
         info.formats.removeAll { $0.id == "800" }
-        // chromecast-1 (1080p H.264 at most): the 1080p H.264 video and the AAC audio; HEVC 2160p is refused.
+        // chromecast-1 (1080p H.264 at most): the 1080p H.264 video (copied) and the AAC audio; HEVC 2160p would be converted.
         let choice = try YTDLPFormatChoice.choose(for: info, profile: .chromecast1, userFormat: false)
         #expect(choice == .separate(video: info.formats[1], audio: info.formats[0]))
-        let error = #expect(throws: CastctlError.self) { try YTDLPResolver.asset(of: info, profile: .chromecast1, userFormat: false) { _ in } }
-        #expect(error?.code == .noPlayableFormat)
-        #expect(error?.message.contains("5000") == true && error?.message.contains("aud-English") == true && error?.message.contains("--format") == true,
-                "\(error?.message ?? "")")
+        let lines = Lines()
+        let resolution = try YTDLPResolver.resolution(of: info, profile: .chromecast1, userFormat: false) { lines.add($0) }
+        let inputs = try #require(resolution.conversionInputs[0])
+        #expect(inputs.map(\.location) == [info.formats[1].url, info.formats[0].url])
+        #expect(inputs.allSatisfy(\.isRemote) && inputs.allSatisfy { $0.representation == nil })
+        #expect(lines.all.contains { $0.contains("5000") && $0.contains("aud-English") && $0.contains("(copied)") }, "\(lines.all)")
+        #expect(resolution.assets[0].mediaInformation.metadata?.title == info.title)
+    }
+
+    /// The page's DASH presentation: a video-only and an audio-only representation, read by ffmpeg from the manifest.
+    @Test func aDASHPageResolvesToTheManifestsTwoRepresentationsWithYTDLPsHeaders() throws {
+        let info = try YTDLPInfo(json: Self.report("dash-page.json"))
+        #expect(info.formats.map(\.id) == ["1", "0"] && info.formats.allSatisfy { $0.transport == "http_dash_segments" })
+        #expect(info.formats[1].hasVideo == true && info.formats[1].hasAudio == false && info.formats[0].hasVideo == false)
+        let resolution = try YTDLPResolver.resolution(of: info, profile: .chromecast3, userFormat: false)
+        let inputs = try #require(resolution.conversionInputs[0])
+        #expect(inputs.map(\.location) == ["http://127.0.0.1:18731/site2/clip.mpd", "http://127.0.0.1:18731/site2/clip.mpd"])
+        #expect(inputs.map(\.representation) == ["0", "1"])
+        #expect(inputs[0].headers["Referer"] == "http://127.0.0.1:18731/site2/page.html")
+        #expect(inputs[0].inputOptions.contains("-user_agent") && inputs[0].inputOptions.contains("-headers"))
     }
 
     @Test func aFormatOfTheUsersIsTakenAsYTDLPSelectedIt() throws {
@@ -71,14 +90,23 @@ import Testing
         #expect(try YTDLPFormatChoice.choose(for: single, profile: .chromecast1, userFormat: true) == .single(single.formats[0]))
     }
 
-    @Test func codecsTheProfileRefusesAreNamed() throws {
-        let info = YTDLPInfo.video(formats: [
-            YTDLPInfo.Format(id: "hevc4k", url: "https://cdn.example/a.mp4", ext: "mp4", transport: "https", videoCodec: "hvc1.2.4.L153.B0",
-                             audioCodec: "mp4a.40.2", width: 3840, height: 2160),
-        ])
-        let error = #expect(throws: CastctlError.self) { try YTDLPFormatChoice.choose(for: info, profile: .chromecast3, userFormat: false) }
-        #expect(error?.code == .noPlayableFormat && error?.message.contains("hevc4k: ") == true, "\(error?.message ?? "")")
-        #expect(try YTDLPFormatChoice.choose(for: info, profile: .ultra, userFormat: false) == .single(info.formats[0]))
+    @Test func aFormatTheProfileRefusesIsConvertedAndOneNobodyCanReadIsNamed() throws {
+        let hevc = YTDLPInfo.Format(id: "hevc4k", url: "https://cdn.example/a.mp4", ext: "mp4", transport: "https", videoCodec: "hvc1.2.4.L153.B0",
+                                    audioCodec: "mp4a.40.2", width: 3840, height: 2160)
+        let info = YTDLPInfo.video(formats: [hevc])
+        #expect(try YTDLPFormatChoice.choose(for: info, profile: .chromecast3, userFormat: false) == .converted(hevc))
+        let (_, inputs) = try YTDLPResolver.asset(of: info, profile: .chromecast3, userFormat: false) { _ in }
+        #expect(inputs?.map(\.location) == [hevc.url])
+        #expect(try YTDLPFormatChoice.choose(for: info, profile: .ultra, userFormat: false) == .single(hevc))
+        var rtmp = hevc
+        rtmp.transport = "rtmp"
+        let unreadable = YTDLPInfo.video(formats: [rtmp])
+        let error = #expect(throws: ConversionError.self) { try YTDLPFormatChoice.choose(for: unreadable, profile: .chromecast3, userFormat: false) }
+        #expect(error?.code == .noPlayableStream && error?.message.contains("rtmp") == true, "\(error?.message ?? "")")
+        let castctl = #expect(throws: CastctlError.self) {
+            try YTDLPResolver.asset(of: unreadable, profile: .chromecast3, userFormat: false) { _ in }
+        }
+        #expect(castctl?.code == .noPlayableFormat)
     }
 
     @Test func theHighestResolutionThatPlaysAndOnlyFetchableTransports() throws {
@@ -97,9 +125,10 @@ import Testing
         #expect(try YTDLPFormatChoice.choose(for: info, profile: audio, userFormat: false) == .single(info.formats[3]))
         #expect(YTDLPFormatChoice.mimeType(of: info.formats[3]) == "audio/mp4")
         let none = YTDLPInfo.video(formats: [info.formats[2]])
-        let error = #expect(throws: CastctlError.self) { try YTDLPFormatChoice.choose(for: none, profile: .chromecast3, userFormat: false) }
-        #expect(error?.code == .noPlayableFormat)
-        #expect(throws: CastctlError.self) { try YTDLPFormatChoice.choose(for: .video(formats: []), profile: .chromecast3, userFormat: false) }
+        let error = #expect(throws: ConversionError.self) { try YTDLPFormatChoice.choose(for: none, profile: .chromecast3, userFormat: false) }
+        #expect(error?.code == .noPlayableStream)
+        let empty = #expect(throws: CastctlError.self) { try YTDLPResolver.asset(of: .video(formats: []), profile: .chromecast3, userFormat: false) { _ in } }
+        #expect(empty?.code == .noMedia)
     }
 
     @Test func subtitlesBecomeOneWebVTTTrackALanguage() {
@@ -118,10 +147,11 @@ import Testing
 
     @Test func malformedAndOversizedReportsAreTypedErrors() {
         for text in ["", "[]", "{\"_type\": \"url\", \"url\": \"https://x\"}", "{\"formats\": [", "nul"] {
-            let error = #expect(throws: CastctlError.self, "\(text)") { try YTDLPInfo(json: Array(text.utf8)) }
-            #expect(error?.code == .resolveFailed)
+            let error = #expect(throws: ConversionError.self, "\(text)") { try YTDLPInfo(json: Array(text.utf8)) }
+            #expect(error?.code == .malformedReport)
         }
-        #expect(throws: CastctlError.self) { try YTDLPInfo(json: [UInt8](repeating: 0x20, count: YTDLPInfo.maximumBytes + 1)) }
+        let large = #expect(throws: ConversionError.self) { try YTDLPInfo(json: [UInt8](repeating: 0x20, count: YTDLPInfo.maximumBytes + 1)) }
+        #expect(large?.code == .tooLarge)
         // Fields of the wrong type, other schemes and nested playlists are left out, not errors.
         let odd = #"{"_type":"playlist","entries":[null,{"_type":"playlist","entries":[]},{"formats":[{"url":"rtmp://x/y","format_id":"r"},{"url":42},{"url":"https://ok.example/v.mp4","width":"wide","format_id":"ok"}],"subtitles":{"en":"nope"}}]}"#
         let info = try? YTDLPInfo(json: Array(odd.utf8))
@@ -151,6 +181,13 @@ import Testing
         }
         #expect(error?.code == .toolMissing && error?.message == YTDLPResolver.notInstalled)
     }
+}
+
+/// Progress lines, collected.
+final class Lines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func add(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
 }
 
 extension YTDLPInfo {

@@ -3,10 +3,14 @@ import Foundation
 
 /// What `yt-dlp -J` says about a page: its video's formats and subtitles, or a playlist's entries.
 ///
+/// It lives beside the conversion because it describes media inputs: a format yt-dlp lists is either loaded by the
+/// device as it is, or read by ffmpeg (``MediaInput``, with the format's ``Format/httpHeaders``) when the video
+/// and audio come separately (``YTDLPFormatChoice``).
+///
 /// Pure and bounded: at most ``maximumBytes`` of JSON are read (CastJSON's strict parser, 512 levels
 /// deep at most), ``maximumFormats`` formats a video, ``maximumSubtitleLanguages`` subtitle languages,
 /// ``maximumEntries`` playlist entries, one level of playlist (a playlist inside a playlist is skipped),
-/// URLs up to ``maximumURLLength`` characters (a longer one is left out). Fields yt-dlp leaves `null` or out
+/// URLs up to ``maximumURLLength`` characters (a longer one is left out), ``maximumHeaders`` request headers a format. Fields yt-dlp leaves `null` or out
 /// are `nil`; only a document that is not a JSON object, or is neither a video nor a playlist, is an error.
 public struct YTDLPInfo: Sendable, Hashable {
     /// The most JSON bytes read (a video's report is tens of KiB to about 1 MiB; a playlist's, one per entry).
@@ -19,6 +23,8 @@ public struct YTDLPInfo: Sendable, Hashable {
     public static let maximumEntries = 50
     /// The longest URL kept.
     public static let maximumURLLength = 16 * 1024
+    /// The most HTTP request headers kept of one format (each name and value at most 4 KiB).
+    public static let maximumHeaders = 32
 
     /// A video (one item) or a playlist (``entries``).
     public enum Kind: Sendable, Hashable {
@@ -54,11 +60,16 @@ public struct YTDLPInfo: Sendable, Hashable {
         public var videoExt: String?
         /// See ``videoExt``.
         public var audioExt: String?
+        /// The manifest the format is a representation of (`manifest_url`: a DASH MPD, an HLS master), when any.
+        public var manifestURL: String?
+        /// The HTTP request headers yt-dlp would fetch it with (`http_headers`: `User-Agent`, `Referer`…).
+        public var httpHeaders: [String: String]
 
         /// Creates a format.
         public init(id: String, url: String, ext: String? = nil, transport: String? = nil, videoCodec: String? = nil,
                     audioCodec: String? = nil, width: Int? = nil, height: Int? = nil, frameRate: Double? = nil,
-                    bitrate: Double? = nil, videoExt: String? = nil, audioExt: String? = nil) {
+                    bitrate: Double? = nil, videoExt: String? = nil, audioExt: String? = nil, manifestURL: String? = nil,
+                    httpHeaders: [String: String] = [:]) {
             self.id = id
             self.url = url
             self.ext = ext
@@ -71,6 +82,8 @@ public struct YTDLPInfo: Sendable, Hashable {
             self.bitrate = bitrate
             self.videoExt = videoExt
             self.audioExt = audioExt
+            self.manifestURL = manifestURL
+            self.httpHeaders = httpHeaders
         }
 
         /// Whether it holds video: `false` when yt-dlp says `none`, `nil` when it cannot tell. (`video_ext` counts only
@@ -147,28 +160,29 @@ public struct YTDLPInfo: Sendable, Hashable {
     public var entries: [YTDLPInfo]
 
     /// Reads yt-dlp's JSON (`-J`).
-    /// - Throws: ``CastctlError`` `.resolveFailed` for more than ``maximumBytes``, text that is not JSON, or JSON
-    ///   that is not a video or playlist object.
-    public init(json bytes: some Collection<UInt8>) throws(CastctlError) {
+    /// - Throws: ``ConversionError``: ``ConversionError/Code/tooLarge`` for more than ``maximumBytes``;
+    ///   ``ConversionError/Code/malformedReport`` for text that is not JSON, or JSON that is not a video or
+    ///   playlist object.
+    public init(json bytes: some Collection<UInt8>) throws(ConversionError) {
         guard bytes.count <= Self.maximumBytes else {
-            throw CastctlError(code: .resolveFailed, message: "yt-dlp's report is larger than \(Self.maximumBytes >> 20) MiB")
+            throw ConversionError(code: .tooLarge, message: "yt-dlp's report is larger than \(Self.maximumBytes >> 20) MiB")
         }
         let value: JSONValue
         do {
             value = try JSONValue(parsing: Data(bytes))
         } catch {
-            throw CastctlError(code: .resolveFailed, message: "yt-dlp's report is not JSON: \(error)", cause: error)
+            throw ConversionError(code: .malformedReport, message: "yt-dlp's report is not JSON: \(error)", cause: error)
         }
-        guard value.objectValue != nil else { throw CastctlError(code: .resolveFailed, message: "yt-dlp's report is not a JSON object") }
+        guard value.objectValue != nil else { throw ConversionError(code: .malformedReport, message: "yt-dlp's report is not a JSON object") }
         try self.init(value: value, nested: false)
     }
 
-    private init(value: JSONValue, nested: Bool) throws(CastctlError) {
+    private init(value: JSONValue, nested: Bool) throws(ConversionError) {
         let type = value["_type"]?.stringValue ?? "video"
         switch type {
         case "video": kind = .video
         case "playlist", "multi_video": kind = .playlist
-        default: throw CastctlError(code: .resolveFailed, message: "yt-dlp reports a \(type.prefix(40)), not a video or playlist")
+        default: throw ConversionError(code: .malformedReport, message: "yt-dlp reports a \(type.prefix(40)), not a video or playlist")
         }
         id = Self.text(value["id"])
         title = Self.text(value["title"])
@@ -200,7 +214,20 @@ public struct YTDLPInfo: Sendable, Hashable {
         return Format(
             id: id, url: url, ext: text(value["ext"]), transport: text(value["protocol"]), videoCodec: text(value["vcodec"]),
             audioCodec: text(value["acodec"]), width: count("width"), height: count("height"), frameRate: number("fps"),
-            bitrate: number("tbr"), videoExt: text(value["video_ext"]), audioExt: text(value["audio_ext"]))
+            bitrate: number("tbr"), videoExt: text(value["video_ext"]), audioExt: text(value["audio_ext"]),
+            manifestURL: Self.url(value["manifest_url"]), httpHeaders: headers(value["http_headers"]))
+    }
+
+    /// A format's `http_headers`: string values only, at most ``maximumHeaders``, names and values up to 4 KiB.
+    private static func headers(_ value: JSONValue?) -> [String: String] {
+        guard let object = value?.objectValue else { return [:] }
+        var headers: [String: String] = [:]
+        for name in object.keys.sorted() where name.utf8.count <= 4096 {
+            guard headers.count < maximumHeaders else { break }
+            guard let text = object[name]?.stringValue, text.utf8.count <= 4096 else { continue }
+            headers[name] = text
+        }
+        return headers
     }
 
     private static func subtitles(_ value: JSONValue?) -> [Subtitle] {
