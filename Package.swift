@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "CastDeviceProfiles", targets: ["CastDeviceProfiles"]),
         .library(name: "CastStreaming", targets: ["CastStreaming"]),
         .library(name: "CastMirroring", targets: ["CastMirroring"]),
+        .library(name: "CastCore", targets: ["CastCore"]),
+        .library(name: "CastTLS", targets: ["CastTLS"]),
         .library(name: "CastTransport", targets: ["CastTransport"]),
         .library(name: "CastChannels", targets: ["CastChannels"]),
         .library(name: "CastMetadata", targets: ["CastMetadata"]),
@@ -101,17 +103,18 @@ let package = Package(
         // encoders (libvpx, libopus), and the session that launches the mirroring app and streams.
         .target(
             name: "CastMirroring",
-            dependencies: ["CastStreaming", "CastChannels", "CastJSON", "CastTransport", "CastProcess", "CVPX", "COpus", "COpenH264",
+            dependencies: ["CastStreaming", "CastChannels", "CastJSON", "CastProcess", "CVPX", "COpus", "COpenH264",
                            .product(name: "Logging", package: "swift-log")] + nio,
             path: "Modules/CastMirroring", swiftSettings: strictSettings),
+        .target(name: "CastCore", dependencies: ["CastJSON"], path: "Modules/CastCore", swiftSettings: strictSettings),
         .target(
-            name: "CastTransport",
-            dependencies: ["CGnuTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                           .product(name: "Logging", package: "swift-log")] + nio,
-            path: "Modules/CastTransport", exclude: ["Proto"], swiftSettings: strictSettings),
+            name: "CastTLS",
+            dependencies: ["CastCore", "CGnuTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf")] + nio,
+            path: "Modules/CastTLS", exclude: ["Proto"], swiftSettings: strictSettings),
+        .target(name: "CastTransport", dependencies: ["CastCore", "CastTLS"], path: "Modules/CastTransport", swiftSettings: strictSettings),
         .target(
             name: "CastChannels",
-            dependencies: ["CastTransport", "CastJSON", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CastCore", "CastJSON", .product(name: "Logging", package: "swift-log")],
             path: "Modules/CastChannels", swiftSettings: strictSettings),
         .target(name: "CastXML", dependencies: ["CLibXML2"], path: "Modules/CastXML", swiftSettings: strictSettings),
         .target(
@@ -138,7 +141,7 @@ let package = Package(
             path: "Modules/CastDiscovery", swiftSettings: strictSettings),
         // Configured hosts probed over TLS + GET_STATUS (the sender stack) and eureka_info (HTTP).
         .target(
-            name: "CastKnownHosts", dependencies: ["CastDiscovery", "CastChannels", "CastTransport", "CastJSON", "CastHTTP"],
+            name: "CastKnownHosts", dependencies: ["CastDiscovery", "CastChannels", "CastTLS", "CastJSON", "CastHTTP"],
             path: "Modules/CastKnownHosts", swiftSettings: strictSettings),
         // SSDP M-SEARCH and DIAL device descriptions (XML through CastXML, HTTP through CastHTTP).
         .target(
@@ -146,7 +149,7 @@ let package = Package(
             path: "Modules/CastDIAL", swiftSettings: strictSettings),
         .target(
             name: "CastReceiver",
-            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastHTTP", "CastStreaming", "CastDeviceProfiles",
+            dependencies: ["CastCore", "CastTLS", "CastJSON", "CastHTTP", "CastStreaming", "CastDeviceProfiles",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOHTTP1", package: "swift-nio")] + nio,
@@ -170,7 +173,7 @@ let package = Package(
 
         .target(
             name: "Castor",
-            dependencies: ["CastChannels", "CastMedia", "CastQueue", "CastMetadata", "CastDiscovery", "CastTransport",
+            dependencies: ["CastChannels", "CastMedia", "CastQueue", "CastMetadata", "CastDiscovery", "CastCore", "CastTLS",
                            "CastJSON", "CastMultizone", .product(name: "Logging", package: "swift-log")],
             path: "Modules/Castor", swiftSettings: strictSettings),
 
@@ -190,7 +193,7 @@ let package = Package(
             path: "Plugins/CastMultizone", swiftSettings: strictSettings),
 
         .target(
-            name: "CastTestSupport", dependencies: ["CastTransport", "CastJSON"],
+            name: "CastTestSupport", dependencies: ["CastCore", "CastJSON"],
             path: "Modules/CastTestSupport", swiftSettings: strictSettings),
 
         // MARK: Examples
@@ -202,7 +205,7 @@ let package = Package(
         // castctl's settings, saved states and announcements (a library so CastctlKitTests can test them in-process).
         .target(
             name: "CastctlKit",
-            dependencies: ["Castor", "CastDiscovery", "CastMedia", "CastChannels", "CastQueue", "CastMetadata", "CastProcess",
+            dependencies: ["Castor", "CastDiscovery", "CastMedia", "CastChannels", "CastMetadata", "CastProcess",
                            "CastDeviceProfiles", "CastJSON"],
             path: "Examples/CastctlKit", swiftSettings: strictSettings),
         .target(
@@ -211,7 +214,7 @@ let package = Package(
         .executableTarget(
             name: "castctl",
             dependencies: [
-                "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
+                "CastCore", "CastTLS", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
                 "CastReceiver", "ChatChannel", "CastMirroring", "CastStreaming", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
                 "CastMPRIS", "CastctlKit", "CastorVersion", "CastConversion", "CastDeviceProfiles", "CastHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -220,7 +223,7 @@ let package = Package(
             path: "Examples/castctl", swiftSettings: strictSettings),
         .executableTarget(
             name: "cast-receiver",
-            dependencies: ["CastReceiver", "CastDiscovery", "CastJSON", "CastTransport", "CastorVersion",
+            dependencies: ["CastReceiver", "CastDiscovery", "CastJSON", "CastTLS", "CastStreaming", "CastDeviceProfiles", "CastorVersion",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/cast-receiver", exclude: ["pychromecast_smoke.py"], swiftSettings: strictSettings),
@@ -228,7 +231,7 @@ let package = Package(
         // The Audio Cast sample: AudioCastKit holds the library and commands (shared by the program and its tests).
         .target(
             name: "AudioCastKit",
-            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastMetadata", "CastPodcast", "CastReceiver", "CastDiscovery",
+            dependencies: ["CastMedia", "CastorIntents", "Castor", "CastIntents", "CastMetadata", "CastPodcast", "CastReceiver", "CastDiscovery",
                            "CastJSON",
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/AudioCast/AudioCastKit", swiftSettings: strictSettings),
@@ -241,7 +244,7 @@ let package = Package(
         // MARK: Benchmarks (`make bench`, release mode; not part of `make test`)
         .executableTarget(
             name: "castor-bench",
-            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastReceiver"] + nio
+            dependencies: ["CastCore", "CastTLS", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastReceiver"] + nio
                 + [.product(name: "NIOEmbedded", package: "swift-nio")],
             path: "Tests/Benchmarks/CastorBench", swiftSettings: strictSettings),
 
@@ -250,7 +253,7 @@ let package = Package(
             // Runs the built castctl and cast-receiver programs (found next to the test bundle; `swift build --build-tests`
             // builds them). Not declared as dependencies: a test target that depends on an executable makes SwiftPM
             // build it as a host tool, which drags swift-protobuf's C++ protoc into the build.
-            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTransport", "CastChannels", "ChatChannel"],
+            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTLS", "CastChannels", "ChatChannel"],
             path: "Tests/InteropTests",
             exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py", "mpris_other_sender.py",
                       "cast_sender_driver.py", "udp_lossy_relay.py", "announce_peer.py", "cast_convert_driver.py", "page_video_driver.py"]),
@@ -258,32 +261,31 @@ let package = Package(
         .testTarget(name: "CastProcessTests", dependencies: ["CastProcess"], path: "Tests/CastProcessTests"),
         .testTarget(name: "CastDeviceProfilesTests", dependencies: ["CastDeviceProfiles"], path: "Tests/CastDeviceProfilesTests"),
         .testTarget(
-            name: "CastMirroringTests", dependencies: ["CastMirroring", "CastStreaming", "CastChannels", "CastTransport", "CastReceiver",
-                                                       "CastJSON", "CastTestSupport"],
+            name: "CastMirroringTests", dependencies: ["CastMirroring", "CastStreaming", "CastJSON", "CastTestSupport"],
             path: "Tests/CastMirroringTests"),
         .testTarget(
-            name: "CastStreamingTests", dependencies: ["CastStreaming", "CastJSON", "CastTestSupport"],
+            name: "CastStreamingTests", dependencies: ["CastStreaming", "CastTestSupport"],
             path: "Tests/CastStreamingTests", exclude: ["OpenScreen"]),
         .testTarget(
             name: "CastTransportTests",
-            dependencies: ["CastTestSupport", "CastTransport", "CastJSON", .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
+            dependencies: ["CastTestSupport", "CastTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf"), .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
             // OpenScreen/ holds Google's device-authentication test data, read from the source tree by the tests.
             path: "Tests/CastTransportTests", exclude: ["OpenScreen"]),
         .testTarget(
-            name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON", "CastTestSupport"] + nio,
+            name: "CastChannelsTests", dependencies: ["CastChannels", "CastCore", "CastTLS", "CastJSON", "CastTestSupport"] + nio,
             path: "Tests/CastChannelsTests"),
         .testTarget(name: "CastXMLTests", dependencies: ["CastTestSupport", "CastXML"], path: "Tests/CastXMLTests"),
         .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastPodcast", "CastJSON", "CastXML", "CastTestSupport"], path: "Tests/CastMetadataTests"),
         // A scripted media receiver and harness shared by the media and queue tests.
         .target(
             name: "CastMediaTestSupport",
-            dependencies: ["CastMedia", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport"],
+            dependencies: ["CastMedia", "CastChannels", "CastCore", "CastJSON", "CastTestSupport"],
             path: "Tests/CastMediaTestSupport"),
-        .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastMediaTests"),
-        .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastQueueTests"),
+        .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastCore", "CastTLS", "CastMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastMediaTests"),
+        .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastCore", "CastMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastQueueTests"),
         .testTarget(
             name: "CastDiscoveryTests",
-            dependencies: ["CastDiscovery", "CastKnownHosts", "CastDIAL", "CastTransport", "CastJSON", "CastTestSupport"],
+            dependencies: ["CastDiscovery", "CastKnownHosts", "CastDIAL", "CastTLS", "CastJSON", "CastTestSupport"],
             path: "Tests/CastDiscoveryTests"),
         // A sender on the public Cast façade alone, driven through the fault lab's cases (FaultLabFacadeTests).
         .executableTarget(
@@ -295,7 +297,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "CastReceiverTests",
-            dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
+            dependencies: ["CastReceiver", "CastChannels", "CastCore", "CastTLS", "CastStreaming", .product(name: "Logging", package: "swift-log"), "CastJSON", "CastTestSupport",
                            "CastMedia", "CastQueue", "CastHTTP", "CastDeviceProfiles",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
@@ -310,39 +312,37 @@ let package = Package(
             path: "Tests/CastIntentsDurabilityChild", swiftSettings: strictSettings),
         .testTarget(
             name: "CastorTests",
-            dependencies: ["Castor", "CastMultizone", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
-                           "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport"],
+            dependencies: ["Castor", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
+                           "CastMetadata", "CastCore", "CastTLS", "CastJSON", "CastTestSupport"],
             path: "Tests/CastorTests"),
         .testTarget(
             name: "CastorIntentsTests",
-            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastReceiver", "CastDiscovery", "CastQueue", "CastMedia",
-                           "CastMetadata", "CastJSON", "CastTestSupport"],
+            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastReceiver", "CastDiscovery", "CastQueue", "CastMetadata", "CastJSON", "CastTestSupport"],
             path: "Tests/CastorIntentsTests"),
         .testTarget(
             // Also runs the built `audiocast` program (found next to the test bundle, like InteropTests).
             name: "AudioCastKitTests",
-            dependencies: ["AudioCastKit", "CastorIntents", "Castor", "CastIntents", "CastPodcast", "CastJSON", "CastTestSupport"],
+            dependencies: ["AudioCastKit", "CastIntents", "CastJSON", "CastTestSupport"],
             path: "Tests/AudioCastKitTests"),
         .testTarget(
             name: "CastMultizoneTests",
-            dependencies: ["CastMultizone", "CastChannels", "CastJSON", "CastTransport", "CastReceiver", "CastTestSupport"],
+            dependencies: ["CastMultizone", "CastChannels", "CastJSON", "CastCore", "CastReceiver", "CastTestSupport"],
             path: "Tests/CastMultizoneTests"),
         .testTarget(
-            name: "CastMediaServerTests", dependencies: ["CastMediaServer", "CastTestSupport"] + nio,
+            name: "CastMediaServerTests", dependencies: [.product(name: "NIOHTTP1", package: "swift-nio"), "CastMediaServer", "CastTestSupport"] + nio,
             path: "Tests/CastMediaServerTests"),
         .testTarget(
             name: "CastctlKitTests",
-            dependencies: ["CastctlKit", "Castor", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
-                           "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport", "CastDeviceProfiles"],
+            dependencies: ["CastctlKit", "Castor", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastMetadata", "CastTLS", "CastJSON", "CastTestSupport", "CastDeviceProfiles"],
             path: "Tests/CastctlKitTests", exclude: ["YTDLP"]),
         .testTarget(
             name: "CastConversionTests",
-            dependencies: ["CastConversion", "CastDeviceProfiles", "CastMediaServer", "CastJSON", "CastTestSupport"],
+            dependencies: ["CastConversion", "CastDeviceProfiles", "CastMediaServer", "CastTestSupport"],
             path: "Tests/CastConversionTests"),
         .testTarget(
             name: "CastMPRISTests",
-            dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscovery", "CastTransport",
-                           "CastJSON", "CastTestSupport"],
+            dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscovery", "CastCore",
+                           "CastTestSupport"],
             path: "Tests/CastMPRISTests"),
     ]
 )

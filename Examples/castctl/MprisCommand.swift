@@ -2,7 +2,7 @@ import ArgumentParser
 import CastDiscovery
 import CastKnownHosts
 import CastMPRIS
-import CastTransport
+import CastCore
 import Castor
 import Foundation
 import Synchronization

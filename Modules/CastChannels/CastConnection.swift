@@ -1,5 +1,5 @@
 internal import CastJSON
-public import CastTransport
+public import CastCore
 public import Logging
 import Synchronization
 
@@ -84,6 +84,9 @@ public final class CastConnection: Sendable {
     public let transport: any CastTransport
     /// The device's TLS certificate (DER), which device authentication binds to; `nil` for transports without TLS.
     public let peerCertificateDER: [UInt8]?
+    /// The device-authentication check (see ``CastConnectionConfiguration/deviceAuthPolicy``); `nil`
+    /// when the transport offers none and none was given, and the device is then not checked.
+    public let deviceVerifier: (any CastDeviceVerifier)?
     /// The configuration.
     public let configuration: CastConnectionConfiguration
     /// The logger.
@@ -105,15 +108,20 @@ public final class CastConnection: Sendable {
     ///   - peerCertificateDER: the device's TLS certificate for device authentication; the
     ///     transport's `peerCertificateDER` by default. Without one, device
     ///     authentication is skipped.
+    ///   - deviceVerifier: the device-authentication check; the transport's `deviceVerifier` by
+    ///     default (a `TLSCastTransport` offers Google's checks). Without one, device
+    ///     authentication is skipped.
     public init(
         transport: any CastTransport,
         configuration: CastConnectionConfiguration = .default,
         clock: some Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "castor.connection"),
-        peerCertificateDER: [UInt8]? = nil
+        peerCertificateDER: [UInt8]? = nil,
+        deviceVerifier: (any CastDeviceVerifier)? = nil
     ) {
         self.transport = transport
         self.peerCertificateDER = peerCertificateDER ?? transport.peerCertificateDER
+        self.deviceVerifier = deviceVerifier ?? transport.deviceVerifier
         self.configuration = configuration
         self.logger = logger
         let timer = CastTimer(clock)

@@ -1,5 +1,5 @@
 public import CastJSON
-public import CastTransport
+public import CastCore
 import Foundation
 import Synchronization
 

@@ -1,7 +1,7 @@
 import Foundation
 import CastJSON
 import CastTestSupport
-import CastTransport
+import CastTLS
 import Synchronization
 import Testing
 

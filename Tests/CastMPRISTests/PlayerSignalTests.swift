@@ -3,7 +3,7 @@ import CastDiscovery
 import CastMedia
 import CastReceiver
 import CastTestSupport
-import CastTransport
+import CastCore
 import Castor
 import Foundation
 import Synchronization

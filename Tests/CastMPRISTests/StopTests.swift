@@ -2,7 +2,7 @@
 import CastDiscovery
 import CastReceiver
 import CastTestSupport
-import CastTransport
+import CastCore
 import Castor
 import Dispatch
 import Foundation

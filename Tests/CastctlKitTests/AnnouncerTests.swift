@@ -5,7 +5,7 @@ import CastMedia
 import CastMetadata
 import CastReceiver
 import CastTestSupport
-import CastTransport
+import CastTLS
 import CastctlKit
 import Castor
 import Foundation

@@ -4,7 +4,7 @@ import CastJSON
 import CastMedia
 import CastMultizone
 import CastQueue
-import CastTransport
+import CastTLS
 import Logging
 import Synchronization
 

@@ -1,8 +1,8 @@
 /// A bidirectional stream of `CastMessage`s with one device (or, on a receiver, one sender).
 ///
 /// Castor's channel layer sees only this protocol, so it runs the same over TLS sockets
-/// (``TLSCastTransport``, the server side of ``CastTransportServer``) and in memory
-/// (``InMemoryCastTransport``) for tests.
+/// (CastTLS's `TLSCastTransport`, the server side of its `CastTransportServer`) and in memory
+/// (``InMemoryCastTransport``) for tests, or over a transport of your own.
 ///
 /// Inbound messages reach one consumer, in one of two ways:
 /// - pulled from ``inbound`` by one task (tools, tests), or
@@ -30,7 +30,7 @@ public protocol CastTransport: AnyObject, Sendable {
     /// does for its plugins) must bound that queue itself. The transport holds the handler until it
     /// has delivered ``CastInboundEvent/ended(_:)``.
     ///
-    /// The default implementation reads ``inbound`` in a task; ``TLSCastTransport`` and
+    /// The default implementation reads ``inbound`` in a task; `TLSCastTransport` and
     /// ``InMemoryCastTransport`` call the handler where they decode or deliver a message.
     func deliverInbound(to handler: @escaping @Sendable (CastInboundEvent) -> Void)
     /// Queues one message for writing.
@@ -45,6 +45,10 @@ public protocol CastTransport: AnyObject, Sendable {
     /// The peer's TLS certificate (DER), which device authentication binds to; `nil` (the
     /// default) for transports without TLS.
     var peerCertificateDER: [UInt8]? { get }
+    /// The device-authentication check for the peer of this transport (it needs ``peerCertificateDER``);
+    /// `nil` (the default) for transports that cannot check one. CastTLS's `TLSCastTransport`
+    /// offers Google's checks.
+    var deviceVerifier: (any CastDeviceVerifier)? { get }
     /// An executor on the thread that delivers inbound messages, for work that should follow a
     /// message without a thread hand-off (a `CastConnection` runs the callbacks of plugins that ask
     /// for it there, and hands them messages at once when none of their callbacks is pending);
@@ -69,6 +73,9 @@ public enum CastInboundEvent: Sendable {
 extension CastTransport {
     /// `nil`: the transport has no TLS certificate.
     public var peerCertificateDER: [UInt8]? { nil }
+
+    /// `nil`: the transport offers no device-authentication check.
+    public var deviceVerifier: (any CastDeviceVerifier)? { nil }
 
     /// `nil`: the transport has no I/O thread of its own.
     public var taskExecutor: (any TaskExecutor)? { nil }

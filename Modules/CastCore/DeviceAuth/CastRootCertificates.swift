@@ -25,9 +25,9 @@ import Foundation
 //   SHA-256 fingerprint 8b77c60291f9d62764613083f49750b1c5caac2d9efbe5a28edf301f9d84831d.
 
 /// The public Cast root certificates (DER), embedded from Chromium's sources.
-enum CastRootCertificates {
+package enum CastRootCertificates {
     /// `CN=Cast Root CA, OU=Cast, O=Google Inc` — anchors device certificate chains.
-    static let castRootCA: [UInt8] = decode([
+    package static let castRootCA: [UInt8] = decode([
         "MIIDxTCCAq2gAwIBAgIBAjANBgkqhkiG9w0BAQUFADB1MQswCQYDVQQGEwJVUzETMBEGA1UECAwKQ2FsaWZvcm5pYTEWMBQGA1UE",
         "BwwNTW91bnRhaW4gVmlldzETMBEGA1UECgwKR29vZ2xlIEluYzENMAsGA1UECwwEQ2FzdDEVMBMGA1UEAwwMQ2FzdCBSb290IENB",
         "MB4XDTE0MDQwMjE3MzQyNloXDTM0MDMyODE3MzQyNlowdTELMAkGA1UEBhMCVVMxEzARBgNVBAgMCkNhbGlmb3JuaWExFjAUBgNV",
@@ -44,7 +44,7 @@ enum CastRootCertificates {
     ])
 
     /// `CN=Eureka Root CA, OU=Google TV, O=Google Inc` — anchors older device certificate chains.
-    static let eurekaRootCA: [UInt8] = decode([
+    package static let eurekaRootCA: [UInt8] = decode([
         "MIIDwzCCAqugAwIBAgIBATANBgkqhkiG9w0BAQUFADB8MQswCQYDVQQGEwJVUzETMBEGA1UECAwKQ2FsaWZvcm5pYTEWMBQGA1UE",
         "BwwNTW91bnRhaW4gVmlldzETMBEGA1UECgwKR29vZ2xlIEluYzESMBAGA1UECwwJR29vZ2xlIFRWMRcwFQYDVQQDDA5FdXJla2Eg",
         "Um9vdCBDQTAeFw0xMjEyMTcyMjM5MzNaFw0zMjEyMTIyMjM5MzNaMHwxCzAJBgNVBAYTAlVTMRMwEQYDVQQIDApDYWxpZm9ybmlh",
@@ -61,7 +61,7 @@ enum CastRootCertificates {
     ])
 
     /// `CN=Cast CRL Root CA, OU=Cast, O=Google Inc` — anchors the signers of Cast CRLs.
-    static let castCRLRootCA: [UInt8] = decode([
+    package static let castCRLRootCA: [UInt8] = decode([
         "MIIDzjCCAragAwIBAgICAJkwDQYJKoZIhvcNAQELBQAweTELMAkGA1UEBhMCVVMxEzARBgNVBAgMCkNhbGlmb3JuaWExFjAUBgNV",
         "BAcMDU1vdW50YWluIFZpZXcxEzARBgNVBAoMCkdvb2dsZSBJbmMxDTALBgNVBAsMBENhc3QxGTAXBgNVBAMMEENhc3QgQ1JMIFJv",
         "b3QgQ0EwHhcNMTYwODAxMjE0NzQ3WhcNMzYwNzI3MjE0NzQ3WjB5MQswCQYDVQQGEwJVUzETMBEGA1UECAwKQ2FsaWZvcm5pYTEW",

@@ -1,16 +1,6 @@
+public import CastCore
 public import Foundation
 internal import SwiftProtobuf
-
-/// A challenge sent to a receiver: the nonce to expect back and the message to send.
-public struct CastDeviceAuthChallenge: Sendable, Hashable {
-    /// The sender nonce (16 random bytes by default).
-    public let nonce: [UInt8]
-    /// The hash the receiver is asked to sign with.
-    public let hashAlgorithm: CastDeviceAuthHashAlgorithm
-    /// The `CastMessage` to send: `sender-0` → `receiver-0` on ``CastDeviceAuthenticator/namespace``,
-    /// binary payload `DeviceAuthMessage{challenge{sender_nonce, hash_algorithm}}`.
-    public let message: CastMessage
-}
 
 /// The sender side of Cast device authentication: builds the challenge and verifies the reply
 /// against the TLS peer certificate and a ``CastTrustStore``.

@@ -2,7 +2,7 @@ import Foundation
 
 /// The platform's namespaces, as the one `String` each that decoders hand out for them.
 ///
-/// A frame decoder that meets one of these names (``RecentWireStrings``) returns the constant here
+/// A frame decoder that meets one of these names (CastTLS's `RecentWireStrings`) returns the constant here
 /// instead of a new string, and the modules that compare against the names (the connection's routing,
 /// the emulated receiver's engine) use these constants too. Equal strings that share their storage
 /// compare equal at once, by their bits; equal strings made apart are compared byte by byte, and the

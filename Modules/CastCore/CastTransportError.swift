@@ -36,15 +36,15 @@ public struct CastTransportError: Error, Sendable, Hashable, CustomStringConvert
         /// The host name could not be resolved.
         public static let resolution = Code(.resolution)
         /// An accepted peer did not finish the TLS handshake within the server's deadline
-        /// (``CastTransportServer/Limits/handshakeTimeout``); the connection was closed.
+        /// (`CastTransportServer.Limits.handshakeTimeout` in CastTLS); the connection was closed.
         public static let handshakeTimeout = Code(.handshakeTimeout)
         /// The peer stopped reading: more than the allowed bytes stayed unsent to it for too long
-        /// (``CastTransportServer/Limits/maximumUnsentBytes``); the connection was closed.
+        /// (`CastTransportServer.Limits.maximumUnsentBytes` in CastTLS); the connection was closed.
         public static let peerNotReading = Code(.peerNotReading)
 
         /// The server ran short of file descriptors and closed this accepted connection, which had not
         /// finished its TLS handshake, to admit another (idle connections first, then those of the
-        /// busiest address, then the oldest: ``CastTransportServer/Limits/descriptorReserve``).
+        /// busiest address, then the oldest: `CastTransportServer.Limits.descriptorReserve` in CastTLS).
         public static let evicted = Code(.evicted)
 
         /// The code's name.

@@ -1,22 +1,9 @@
+public import CastCore
 import Foundation
 
-/// The root certificates device authentication trusts: device roots anchor the certificate chains
-/// devices present, CRL roots anchor the signers of the CRLs they ship.
-///
-/// ``cast`` holds the public Cast Root CA and Eureka Root CA (device roots) and the Cast CRL Root CA,
-/// embedded from Chromium's sources. Tests and development setups use their own roots, for example
-/// ``CastTestCertificateAuthority/trustStore``. Values are immutable certificate bytes, cheap to copy.
-public struct CastTrustStore: Sendable, Hashable {
-    /// DER certificates that anchor device certificate chains.
-    public let deviceRootsDER: [[UInt8]]
-    /// DER certificates that anchor CRL signer certificates.
-    public let crlRootsDER: [[UInt8]]
+// The trust store's validating initializers and parsed roots (GnuTLS parses the certificates).
 
-    /// The public Cast roots: Cast Root CA and Eureka Root CA for devices, Cast CRL Root CA for CRLs.
-    public static let cast = CastTrustStore(
-        uncheckedDeviceRoots: [CastRootCertificates.castRootCA, CastRootCertificates.eurekaRootCA],
-        crlRoots: [CastRootCertificates.castCRLRootCA])
-
+extension CastTrustStore {
     /// Creates a trust store from DER certificates.
     /// - Throws: ``CastDeviceAuthError`` with code ``CastDeviceAuthError/Code/invalidCredentials`` when a
     ///   certificate does not parse, or when `deviceRootsDER` is empty.
@@ -41,18 +28,6 @@ public struct CastTrustStore: Sendable, Hashable {
     public init(deviceRootsPEM: String, crlRootsPEM: String = "") throws(CastDeviceAuthError) {
         try self.init(
             deviceRootsDER: try pemCertificatesToDER(deviceRootsPEM), crlRootsDER: try pemCertificatesToDER(crlRootsPEM))
-    }
-
-    private init(uncheckedDeviceRoots: [[UInt8]], crlRoots: [[UInt8]]) {
-        deviceRootsDER = uncheckedDeviceRoots
-        crlRootsDER = crlRoots
-    }
-
-    /// This store plus the roots of `other` (for example the public Cast roots plus a developer root).
-    public func merging(_ other: CastTrustStore) -> CastTrustStore {
-        CastTrustStore(
-            uncheckedDeviceRoots: deviceRootsDER + other.deviceRootsDER.filter { !deviceRootsDER.contains($0) },
-            crlRoots: crlRootsDER + other.crlRootsDER.filter { !crlRootsDER.contains($0) })
     }
 
     /// Parses the device roots; unparsable ones are skipped (they were checked when the store was made).

@@ -63,9 +63,9 @@ public struct CastDeviceAuthError: Error, Sendable, Hashable, CustomStringConver
 
         /// The verification result this code reports, in the names of Open Screen's device-certificate test suite.
         ///
-        /// Path-step codes (from ``CastDeviceAuthenticator/verifyCertificatePath(_:crlBundle:crlPolicy:at:crlVerificationTime:)``)
+        /// Path-step codes (from `CastDeviceAuthenticator.verifyCertificatePath(_:crlBundle:crlPolicy:at:crlVerificationTime:)` in CastTLS)
         /// map to the suite's five failures, signature-step codes (from
-        /// ``CastDeviceAuthenticator/verifySignature(_:over:hashAlgorithm:deviceCertificateDER:)``) to
+        /// `CastDeviceAuthenticator.verifySignature(_:over:hashAlgorithm:deviceCertificateDER:)`) to
         /// ``CastDeviceVerificationResult/signatureVerificationFailed``, the rest of the exchange to
         /// ``CastDeviceVerificationResult/challengeFailed``. Credential-making codes (``invalidCredentials``,
         /// ``signingFailed``) are not verification outcomes and map to ``CastDeviceVerificationResult/challengeFailed`` too.
@@ -113,7 +113,7 @@ public struct CastDeviceAuthError: Error, Sendable, Hashable, CustomStringConver
     public var message: String
     /// The receiver's `AuthError` type, for ``Code/receiverError``.
     public var receiverErrorType: ReceiverErrorType?
-    /// The underlying error, if any (for example a GnuTLS ``TLSError``).
+    /// The underlying error, if any (for example a GnuTLS `TLSError`).
     public var cause: (any Error & Sendable)?
 
     /// Creates an error.

@@ -29,27 +29,25 @@ public struct CastDeviceCertificateInfo: Sendable, Hashable {
     /// The SHA-256 fingerprint of ``der``, lowercase hexadecimal.
     public var sha256Fingerprint: String
 
-    /// Reads a DER certificate.
-    /// - Throws: ``CastDeviceAuthError`` with ``CastDeviceAuthError/Code/malformedCertificate`` when it does not parse.
-    public init(der: [UInt8]) throws(CastDeviceAuthError) {
-        self.init(try DeviceAuthCertificate.parse(der))
-    }
-
-    init(_ certificate: DeviceAuthCertificate) {
-        der = certificate.der
-        subject = certificate.subjectText
-        issuer = certificate.issuerText
-        commonName = certificate.commonName
-        let hex = deviceAuthHex(certificate.serialNumber).drop(while: { $0 == "0" })
-        serialNumber = hex.isEmpty ? "0" : String(hex)
-        notBefore = certificate.notBefore
-        notAfter = certificate.notAfter
-        publicKeyAlgorithm = certificate.publicKeyAlgorithmName
-        publicKeyBits = certificate.keyBits
-        isCertificateAuthority = certificate.basicConstraints?.isCA ?? false
-        pathLengthConstraint = certificate.basicConstraints?.pathLength
-        policies = certificate.policies
-        sha256Fingerprint = deviceAuthHex(deviceAuthSHA256(certificate.der))
+    /// Creates the description of a certificate from its fields (the parsing is in CastTLS: `init(der:)`).
+    package init(
+        der: [UInt8], subject: String, issuer: String, commonName: String?, serialNumber: String, notBefore: Date,
+        notAfter: Date, publicKeyAlgorithm: String, publicKeyBits: Int, isCertificateAuthority: Bool,
+        pathLengthConstraint: Int?, policies: [String], sha256Fingerprint: String
+    ) {
+        self.der = der
+        self.subject = subject
+        self.issuer = issuer
+        self.commonName = commonName
+        self.serialNumber = serialNumber
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.publicKeyAlgorithm = publicKeyAlgorithm
+        self.publicKeyBits = publicKeyBits
+        self.isCertificateAuthority = isCertificateAuthority
+        self.pathLengthConstraint = pathLengthConstraint
+        self.policies = policies
+        self.sha256Fingerprint = sha256Fingerprint
     }
 }
 
@@ -68,18 +66,22 @@ public struct CastDeviceCRLInfo: Sendable, Hashable {
     /// How many serial-number ranges (each under an issuer key) the CRL revokes.
     public var revokedSerialRangeCount: Int
 
-    init(_ crl: DeviceAuthCRL) {
-        notBefore = crl.notBefore
-        notAfter = crl.crlNotAfter
-        usableUntil = crl.notAfter
-        signer = CastDeviceCertificateInfo(crl.signer)
-        revokedPublicKeyCount = crl.revokedKeyHashes.count
-        revokedSerialRangeCount = crl.revokedSerialRanges.values.reduce(0) { $0 + $1.count }
+    /// Creates the description of a CRL from its fields.
+    package init(
+        notBefore: Date, notAfter: Date, usableUntil: Date, signer: CastDeviceCertificateInfo, revokedPublicKeyCount: Int,
+        revokedSerialRangeCount: Int
+    ) {
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.usableUntil = usableUntil
+        self.signer = signer
+        self.revokedPublicKeyCount = revokedPublicKeyCount
+        self.revokedSerialRangeCount = revokedSerialRangeCount
     }
 }
 
 /// A device certificate path that verified: the first of the two steps of device authentication
-/// (``CastDeviceAuthenticator/verifyCertificatePath(_:crlBundle:crlPolicy:at:crlVerificationTime:)``).
+/// (`CastDeviceAuthenticator.verifyCertificatePath(_:crlBundle:crlPolicy:at:crlVerificationTime:)` in CastTLS).
 public struct CastDeviceCertificatePath: Sendable, Hashable {
     /// The path, device certificate first, trust anchor last.
     public var certificates: [CastDeviceCertificateInfo]
@@ -94,22 +96,13 @@ public struct CastDeviceCertificatePath: Sendable, Hashable {
     /// The device certificate (the first of ``certificates``).
     public var device: CastDeviceCertificateInfo { certificates[0] }
 
-    init(path: [DeviceAuthCertificate], crl: DeviceAuthCRL?, unusedCRLReason: CastDeviceAuthError?) {
+    /// Creates a path from its parts.
+    package init(
+        certificates: [CastDeviceCertificateInfo], isAudioOnly: Bool, crl: CastDeviceCRLInfo?, unusedCRLReason: CastDeviceAuthError?
+    ) {
+        self.certificates = certificates
+        self.isAudioOnly = isAudioOnly
+        self.crl = crl
         self.unusedCRLReason = unusedCRLReason
-        certificates = path.map(CastDeviceCertificateInfo.init)
-        isAudioOnly = path.contains { $0.policies.contains(CastDeviceAuthResult.audioOnlyPolicyOID) }
-        self.crl = crl.map(CastDeviceCRLInfo.init)
     }
-}
-
-/// Lowercase hexadecimal.
-func deviceAuthHex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef")
-    var text = ""
-    text.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-        text.append(digits[Int(byte >> 4)])
-        text.append(digits[Int(byte & 0x0F)])
-    }
-    return text
 }

@@ -20,7 +20,7 @@ final class ReadGateHandler: ChannelDuplexHandler {
         var bytes: Int
         /// How long it may stay over the limit before it is dropped.
         var timeout: Duration
-        var clock: TransportClock
+        var clock: CastTimer
         /// Told when reading stops (`true`) or resumes (`false`) because of the limit.
         var report: @Sendable (_ paused: Bool) -> Void
     }
@@ -122,16 +122,3 @@ final class ReadGateHandler: ChannelDuplexHandler {
 
 @available(*, unavailable)
 extension ReadGateHandler: Sendable {}
-
-/// An injected `Clock` seen as time elapsed since the wrapper was made (any clock, so tests can
-/// drive deadlines with a manual one).
-struct TransportClock: Sendable {
-    let elapsed: @Sendable () -> Duration
-    let sleepUntil: @Sendable (Duration) async throws -> Void
-
-    init<C: Clock>(_ clock: C) where C.Duration == Duration {
-        let start = clock.now
-        elapsed = { start.duration(to: clock.now) }
-        sleepUntil = { offset in try await clock.sleep(until: start.advanced(by: offset), tolerance: nil) }
-    }
-}

@@ -39,6 +39,9 @@ public final class TLSCastTransport: CastTransport {
     /// the connections and let their plugins hear of it (a `CastConnection`'s
     /// `waitUntilPluginsDisconnected(timeout:)`) before shutting the group down.
     public let taskExecutor: (any TaskExecutor)?
+    /// Google's device-authentication checks (``CastGenuineDeviceVerifier``): a `CastConnection` over
+    /// this transport runs them unless its configuration turns them off.
+    public var deviceVerifier: (any CastDeviceVerifier)? { CastGenuineDeviceVerifier() }
 
     init(channel: any Channel, core: ChannelTransportCore, handshake: GnuTLSHandshakeCompleted) {
         self.channel = channel
