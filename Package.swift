@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "CastTransport", targets: ["CastTransport"]),
         .library(name: "CastChannels", targets: ["CastChannels"]),
         .library(name: "CastMetadata", targets: ["CastMetadata"]),
+        .library(name: "CastDownload", targets: ["CastDownload"]),
         .library(name: "CastMedia", targets: ["CastMedia"]),
         .library(name: "CastQueue", targets: ["CastQueue"]),
         .library(name: "CastReceiver", targets: ["CastReceiver"]),
@@ -117,9 +118,8 @@ let package = Package(
             dependencies: ["CastCore", "CastJSON", .product(name: "Logging", package: "swift-log")],
             path: "Modules/CastChannels", swiftSettings: strictSettings),
         .target(name: "CastXML", dependencies: ["CLibXML2"], path: "Modules/CastXML", swiftSettings: strictSettings),
-        .target(
-            name: "CastMetadata", dependencies: ["CastJSON", "CCurl"],
-            path: "Modules/CastMetadata", swiftSettings: strictSettings),
+        .target(name: "CastMetadata", dependencies: ["CastJSON"], path: "Modules/CastMetadata", swiftSettings: strictSettings),
+        .target(name: "CastDownload", dependencies: ["CastCore", "CCurl"], path: "Modules/CastDownload", swiftSettings: strictSettings),
         // Podcast RSS feeds (libxml2 through CastXML): apart from CastMetadata so media control needs no XML.
         .target(
             name: "CastPodcast", dependencies: ["CastMetadata", "CastXML"],
@@ -231,7 +231,7 @@ let package = Package(
         // The Audio Cast sample: AudioCastKit holds the library and commands (shared by the program and its tests).
         .target(
             name: "AudioCastKit",
-            dependencies: ["CastMedia", "CastorIntents", "Castor", "CastIntents", "CastMetadata", "CastPodcast", "CastReceiver", "CastDiscovery",
+            dependencies: ["CastMedia", "CastDownload", "CastorIntents", "Castor", "CastIntents", "CastMetadata", "CastPodcast", "CastReceiver", "CastDiscovery",
                            "CastJSON",
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/AudioCast/AudioCastKit", swiftSettings: strictSettings),
@@ -275,6 +275,7 @@ let package = Package(
             name: "CastChannelsTests", dependencies: ["CastChannels", "CastCore", "CastTLS", "CastJSON", "CastTestSupport"] + nio,
             path: "Tests/CastChannelsTests"),
         .testTarget(name: "CastXMLTests", dependencies: ["CastTestSupport", "CastXML"], path: "Tests/CastXMLTests"),
+        .testTarget(name: "CastDownloadTests", dependencies: ["CastDownload", "CastTestSupport"], path: "Tests/CastDownloadTests"),
         .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastPodcast", "CastJSON", "CastXML", "CastTestSupport"], path: "Tests/CastMetadataTests"),
         // A scripted media receiver and harness shared by the media and queue tests.
         .target(

@@ -2,7 +2,7 @@ import CastTestSupport
 import Foundation
 import Testing
 
-@testable import CastMetadata
+@testable import CastDownload
 
 /// CastDownloader against real HTTP servers on loopback: Python's `http.server` (a server we did
 /// not write) and ``HostileHTTPServer``, which misbehaves on purpose: bodies that never end (a

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// A source of image bytes by URL, caching as it sees fit (`GCKUIImageCache`).
 public protocol CastImageCache: Sendable {
@@ -57,7 +54,7 @@ public struct CastImageCacheError: Error, Sendable, Hashable, CustomStringConver
 /// An image cache on disk, bounded in size, evicting the least recently used images first.
 ///
 /// By default it lives in `$XDG_CACHE_HOME/castor/images` (or `~/.cache/castor/images`). Images are
-/// fetched with the injected ``CastImageFetcher`` (a `URLSession` download by default); concurrent
+/// fetched with the injected ``CastImageFetcher`` (a bounded ``CastDownloader`` by default); concurrent
 /// requests for the same URL share one fetch. An image larger than the whole budget is returned but
 /// not stored.
 public actor DiskImageCache: CastImageCache {

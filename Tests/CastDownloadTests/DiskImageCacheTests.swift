@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CastMetadata
+@testable import CastDownload
 
 /// Counts fetches and serves deterministic bytes.
 final class FakeFetcher: Sendable {

@@ -1,3 +1,4 @@
+import CastCore
 import Foundation
 
 /// Downloads one HTTP(S) resource with every cost bounded: feeds and images.
@@ -17,7 +18,7 @@ import Foundation
 public struct CastDownloader: Sendable {
     /// The limits of each download.
     public var limits: CastDownloadLimits
-    private let clock: DownloadClock
+    private let clock: CastTimer
 
     /// Creates a downloader.
     /// - Parameters:
@@ -25,7 +26,7 @@ public struct CastDownloader: Sendable {
     ///   - clock: the clock of the deadline and the rate checks (inject a manual one in tests).
     public init(limits: CastDownloadLimits = .feed, clock: any Clock<Duration> = ContinuousClock()) {
         self.limits = limits
-        self.clock = DownloadClock(clock)
+        self.clock = CastTimer(clock)
     }
 
     /// The body at `url`.
@@ -52,7 +53,7 @@ public struct CastDownloader: Sendable {
     }
 
     /// Fails the transfer when its deadline passes or a rate window brings too few bytes.
-    private static func watch(_ transfer: CurlTransfer, limits: CastDownloadLimits, clock: DownloadClock) async {
+    private static func watch(_ transfer: CurlTransfer, limits: CastDownloadLimits, clock: CastTimer) async {
         let start = clock.elapsed()
         let deadline = start + limits.deadline
         let window = limits.rateWindow
@@ -84,17 +85,5 @@ public struct CastDownloader: Sendable {
     static func seconds(_ duration: Duration) -> String {
         let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
-    }
-}
-
-/// An injected `Clock` seen as elapsed time.
-private struct DownloadClock: Sendable {
-    let elapsed: @Sendable () -> Duration
-    let sleepUntil: @Sendable (Duration) async throws -> Void
-
-    init<C: Clock>(_ clock: C) where C.Duration == Duration {
-        let start = clock.now
-        elapsed = { start.duration(to: clock.now) }
-        sleepUntil = { offset in try await clock.sleep(until: start.advanced(by: offset), tolerance: nil) }
     }
 }
