@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "CastIntents", targets: ["CastIntents"]),
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
         .library(name: "CastConversion", targets: ["CastConversion"]),
+        .library(name: "CastDiscoveryCore", targets: ["CastDiscoveryCore"]),
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
         .library(name: "CastKnownHosts", targets: ["CastKnownHosts"]),
         .library(name: "CastDIAL", targets: ["CastDIAL"]),
@@ -127,7 +128,7 @@ let package = Package(
         // One bounded HTTP/1.1 GET on SwiftNIO (no TLS), shared by the receiver's fetcher, DIAL and known hosts.
         .target(
             name: "CastHTTP",
-            dependencies: [.product(name: "NIOHTTP1", package: "swift-nio")] + nio,
+            dependencies: ["CastDiscoveryCore", .product(name: "NIOHTTP1", package: "swift-nio")] + nio,
             path: "Modules/CastHTTP", swiftSettings: strictSettings),
         .target(
             name: "CastMedia", dependencies: ["CastChannels", "CastMetadata", "CastJSON"],
@@ -136,16 +137,17 @@ let package = Package(
             name: "CastQueue", dependencies: ["CastMedia", "CastChannels", "CastMetadata", "CastJSON"],
             path: "Modules/CastQueue", swiftSettings: strictSettings),
         // mDNS/DNS-SD discovery and publishing: Avahi only (no TLS, protobuf, XML or NIO).
+        .target(name: "CastDiscoveryCore", path: "Modules/CastDiscoveryCore", swiftSettings: strictSettings),
         .target(
-            name: "CastDiscovery", dependencies: ["CAvahiClient"],
+            name: "CastDiscovery", dependencies: ["CastDiscoveryCore", "CAvahiClient"],
             path: "Modules/CastDiscovery", swiftSettings: strictSettings),
         // Configured hosts probed over TLS + GET_STATUS (the sender stack) and eureka_info (HTTP).
         .target(
-            name: "CastKnownHosts", dependencies: ["CastDiscovery", "CastChannels", "CastTLS", "CastJSON", "CastHTTP"],
+            name: "CastKnownHosts", dependencies: ["CastDiscoveryCore", "CastChannels", "CastTLS", "CastJSON", "CastHTTP"],
             path: "Modules/CastKnownHosts", swiftSettings: strictSettings),
         // SSDP M-SEARCH and DIAL device descriptions (XML through CastXML, HTTP through CastHTTP).
         .target(
-            name: "CastDIAL", dependencies: ["CastDiscovery", "CastXML", "CastHTTP"] + nio,
+            name: "CastDIAL", dependencies: ["CastDiscoveryCore", "CastXML", "CastHTTP"] + nio,
             path: "Modules/CastDIAL", swiftSettings: strictSettings),
         .target(
             name: "CastReceiver",
@@ -173,7 +175,7 @@ let package = Package(
 
         .target(
             name: "Castor",
-            dependencies: ["CastChannels", "CastMedia", "CastQueue", "CastMetadata", "CastDiscovery", "CastCore", "CastTLS",
+            dependencies: ["CastChannels", "CastMedia", "CastQueue", "CastMetadata", "CastDiscoveryCore", "CastCore", "CastTLS",
                            "CastJSON", "CastMultizone", .product(name: "Logging", package: "swift-log")],
             path: "Modules/Castor", swiftSettings: strictSettings),
 
@@ -184,7 +186,7 @@ let package = Package(
 
         // Publishes a Cast session as an MPRIS 2 player on the D-Bus session bus (desktop media controls, playerctl).
         .target(
-            name: "CastMPRIS", dependencies: ["CDBus", "Castor", "CastDiscovery", "CastMedia", "CastQueue", "CastMetadata"],
+            name: "CastMPRIS", dependencies: ["CDBus", "Castor", "CastDiscoveryCore", "CastMedia", "CastQueue", "CastMetadata"],
             path: "Modules/CastMPRIS", swiftSettings: strictSettings),
 
         // MARK: Channel plugins (depend only on CastChannels and CastJSON)
@@ -205,7 +207,7 @@ let package = Package(
         // castctl's settings, saved states and announcements (a library so CastctlKitTests can test them in-process).
         .target(
             name: "CastctlKit",
-            dependencies: ["Castor", "CastDiscovery", "CastMedia", "CastChannels", "CastMetadata", "CastProcess",
+            dependencies: ["Castor", "CastDiscoveryCore", "CastMedia", "CastChannels", "CastMetadata", "CastProcess",
                            "CastDeviceProfiles", "CastJSON"],
             path: "Examples/CastctlKit", swiftSettings: strictSettings),
         .target(
@@ -213,7 +215,7 @@ let package = Package(
             path: "Examples/ChatChannel", swiftSettings: strictSettings),
         .executableTarget(
             name: "castctl",
-            dependencies: [
+            dependencies: ["CastDiscoveryCore", 
                 "CastCore", "CastTLS", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
                 "CastReceiver", "ChatChannel", "CastMirroring", "CastStreaming", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
                 "CastMPRIS", "CastctlKit", "CastorVersion", "CastConversion", "CastDeviceProfiles", "CastHTTP",
@@ -276,7 +278,7 @@ let package = Package(
             path: "Tests/CastChannelsTests"),
         .testTarget(name: "CastXMLTests", dependencies: ["CastTestSupport", "CastXML"], path: "Tests/CastXMLTests"),
         .testTarget(name: "CastDownloadTests", dependencies: ["CastDownload", "CastTestSupport"], path: "Tests/CastDownloadTests"),
-        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastPodcast", "CastJSON", "CastXML", "CastTestSupport"], path: "Tests/CastMetadataTests"),
+        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastPodcast", "CastJSON", "CastXML"], path: "Tests/CastMetadataTests"),
         // A scripted media receiver and harness shared by the media and queue tests.
         .target(
             name: "CastMediaTestSupport",
@@ -286,7 +288,7 @@ let package = Package(
         .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastCore", "CastMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastQueueTests"),
         .testTarget(
             name: "CastDiscoveryTests",
-            dependencies: ["CastDiscovery", "CastKnownHosts", "CastDIAL", "CastTLS", "CastJSON", "CastTestSupport"],
+            dependencies: ["CastDiscovery", "CastHTTP", "CastDiscoveryCore", "CastKnownHosts", "CastDIAL", "CastTLS", "CastJSON", "CastTestSupport"],
             path: "Tests/CastDiscoveryTests"),
         // A sender on the public Cast façade alone, driven through the fault lab's cases (FaultLabFacadeTests).
         .executableTarget(
@@ -313,12 +315,12 @@ let package = Package(
             path: "Tests/CastIntentsDurabilityChild", swiftSettings: strictSettings),
         .testTarget(
             name: "CastorTests",
-            dependencies: ["Castor", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
+            dependencies: ["Castor", "CastReceiver", "CastDiscoveryCore", "CastChannels", "CastMedia", "CastQueue",
                            "CastMetadata", "CastCore", "CastTLS", "CastJSON", "CastTestSupport"],
             path: "Tests/CastorTests"),
         .testTarget(
             name: "CastorIntentsTests",
-            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastReceiver", "CastDiscovery", "CastQueue", "CastMetadata", "CastJSON", "CastTestSupport"],
+            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastReceiver", "CastDiscoveryCore", "CastQueue", "CastMetadata", "CastJSON", "CastTestSupport"],
             path: "Tests/CastorIntentsTests"),
         .testTarget(
             // Also runs the built `audiocast` program (found next to the test bundle, like InteropTests).
@@ -334,7 +336,7 @@ let package = Package(
             path: "Tests/CastMediaServerTests"),
         .testTarget(
             name: "CastctlKitTests",
-            dependencies: ["CastctlKit", "Castor", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastMetadata", "CastTLS", "CastJSON", "CastTestSupport", "CastDeviceProfiles"],
+            dependencies: ["CastctlKit", "Castor", "CastReceiver", "CastDiscoveryCore", "CastChannels", "CastMedia", "CastMetadata", "CastTLS", "CastJSON", "CastTestSupport", "CastDeviceProfiles"],
             path: "Tests/CastctlKitTests", exclude: ["YTDLP"]),
         .testTarget(
             name: "CastConversionTests",
@@ -342,7 +344,7 @@ let package = Package(
             path: "Tests/CastConversionTests"),
         .testTarget(
             name: "CastMPRISTests",
-            dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscovery", "CastCore",
+            dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscoveryCore", "CastCore",
                            "CastTestSupport"],
             path: "Tests/CastMPRISTests"),
     ]

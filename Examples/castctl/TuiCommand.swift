@@ -1,5 +1,5 @@
 import ArgumentParser
-import CastDiscovery
+import CastDiscoveryCore
 import CastMedia
 import CastMetadata
 import CastReceiver

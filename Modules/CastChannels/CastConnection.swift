@@ -267,7 +267,7 @@ public final class CastConnection: Sendable {
                 break
             case .deliver(let handle, let link, let message):
                 // Deliveries come from ``inbound(_:)``, called where the transport delivers its messages:
-                // on its task executor when it has one (``CastTransport/taskExecutor``), where a plugin
+                // on its task executor when it has one (`CastTransport.taskExecutor`), where a plugin
                 // that runs on the connection's thread has its task too. Nothing of that plugin runs
                 // meanwhile, and when nothing is queued for it the message can be handed over at once, in order.
                 let context = context(handle, link)

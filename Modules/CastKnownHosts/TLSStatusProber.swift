@@ -1,5 +1,6 @@
 import CastChannels
-import CastDiscovery
+import CastDiscoveryCore
+import CastHTTP
 import CastJSON
 import CastTLS
 import Foundation

@@ -5,7 +5,7 @@ import CastTLS
 import Synchronization
 import Testing
 
-@testable import CastDiscovery
+@testable import CastDiscoveryCore
 @testable import CastKnownHosts
 
 /// A prober answering from a script the test changes.

@@ -1,5 +1,5 @@
 @testable import CastMPRIS
-import CastDiscovery
+import CastDiscoveryCore
 import CastMedia
 import CastReceiver
 import CastTestSupport

@@ -1,5 +1,5 @@
 @testable import CastMPRIS
-import CastDiscovery
+import CastDiscoveryCore
 import CastReceiver
 import CastTestSupport
 import CastCore

@@ -1,4 +1,4 @@
-import CastDiscovery
+import CastDiscoveryCore
 import CastReceiver
 import CastTestSupport
 import CastTLS

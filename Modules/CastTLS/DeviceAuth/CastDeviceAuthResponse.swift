@@ -30,10 +30,10 @@ public struct CastDeviceAuthResponse: Sendable, Hashable {
     }
 
     /// Parses a serialized `DeviceAuthMessage` (a reply's binary payload).
-    /// - Throws: ``CastDeviceAuthError`` with ``CastDeviceAuthError/Code/malformedResponse`` when it is not a
+    /// - Throws: `CastDeviceAuthError` with `CastDeviceAuthError.Code.malformedResponse` when it is not a
     ///   complete response (no response, an empty signature or device certificate), with
-    ///   ``CastDeviceAuthError/Code/receiverError`` when the receiver answered with an `AuthError`, and with
-    ///   ``CastDeviceAuthError/Code/unsupportedAlgorithm`` for a signature scheme other than RSASSA-PKCS1-v1_5.
+    ///   `CastDeviceAuthError.Code.receiverError` when the receiver answered with an `AuthError`, and with
+    ///   `CastDeviceAuthError.Code.unsupportedAlgorithm` for a signature scheme other than RSASSA-PKCS1-v1_5.
     public init(payload: [UInt8]) throws(CastDeviceAuthError) {
         let message: Cast_Channel_DeviceAuthMessage
         do {

@@ -11,10 +11,10 @@ extension CastDeviceAuthenticator {
     /// The checks, in Open Screen's and Chrome's order:
     /// 1. a CRL bundle, when given, is verified at `crlVerificationTime`: its first version-0 CRL must be signed
     ///    (RSASSA-PKCS1-v1_5, SHA-256) by a certificate chaining to a CRL root, be inside its validity window,
-    ///    and have well-formed serial ranges. With ``CastCRLPolicy/required`` a CRL that does not verify, or
-    ///    none, fails; with ``CastCRLPolicy/optional`` one that does not verify is set aside (as Chrome and
+    ///    and have well-formed serial ranges. With `CastCRLPolicy.required` a CRL that does not verify, or
+    ///    none, fails; with `CastCRLPolicy.optional` one that does not verify is set aside (as Chrome and
     ///    Open Screen do: a sender cannot tell a stale CRL from a stripped one) and reported in
-    ///    ``CastDeviceCertificatePath/unusedCRLReason``;
+    ///    `CastDeviceCertificatePath.unusedCRLReason`;
     /// 2. `[device certificate] + intermediates` must build to a device root at `time`: RSA keys of at least
     ///    2048 bits, CA and keyCertSign on issuers, path lengths, name constraints, no anyPolicy mapping,
     ///    validity (trust anchors excepted), no unknown critical extension; the device certificate has the
@@ -26,15 +26,15 @@ extension CastDeviceAuthenticator {
     ///   - chainDER: the device certificate first, then intermediates (DER), the root excluded — as a device
     ///     sends them in `client_auth_certificate` and `intermediate_certificate`.
     ///   - crlBundle: a serialized `CrlBundle` as a device sends it in `crl`; `nil` or empty means none.
-    ///   - crlPolicy: whether a CRL is required; `nil` uses ``policy``'s (``CastDeviceAuthPolicy/crlPolicy``).
+    ///   - crlPolicy: whether a CRL is required; `nil` uses ``policy``'s (`CastDeviceAuthPolicy.crlPolicy`).
     ///   - time: when to verify the certificates (and when the CRL must be usable).
     ///   - crlVerificationTime: when to verify the CRL itself; `nil` means `time`.
     /// - Returns: the verified path, anchor included, with the CRL that was checked.
-    /// - Throws: ``CastDeviceAuthError``; ``CastDeviceAuthError/Code/verificationResult`` names its result as the
-    ///   suite does: ``CastDeviceAuthError/Code/invalidCRL``, ``CastDeviceAuthError/Code/missingCRL``,
-    ///   ``CastDeviceAuthError/Code/malformedCertificate``, ``CastDeviceAuthError/Code/untrustedChain``,
-    ///   ``CastDeviceAuthError/Code/weakKey``, ``CastDeviceAuthError/Code/crlExpiredAfterVerification`` or
-    ///   ``CastDeviceAuthError/Code/revoked``.
+    /// - Throws: `CastDeviceAuthError`; `CastDeviceAuthError.Code.verificationResult` names its result as the
+    ///   suite does: `CastDeviceAuthError.Code.invalidCRL`, `CastDeviceAuthError.Code.missingCRL`,
+    ///   `CastDeviceAuthError.Code.malformedCertificate`, `CastDeviceAuthError.Code.untrustedChain`,
+    ///   `CastDeviceAuthError.Code.weakKey`, `CastDeviceAuthError.Code.crlExpiredAfterVerification` or
+    ///   `CastDeviceAuthError.Code.revoked`.
     public func verifyCertificatePath(
         _ chainDER: [[UInt8]], crlBundle: [UInt8]? = nil, crlPolicy: CastCRLPolicy? = nil, at time: Date,
         crlVerificationTime: Date? = nil
@@ -69,7 +69,7 @@ extension CastDeviceAuthenticator {
     /// Verifies a CRL bundle on its own at `time` against ``trustStore``'s CRL roots (check 1 of
     /// ``verifyCertificatePath(_:crlBundle:crlPolicy:at:crlVerificationTime:)``, as Open Screen's `ParseAndVerifyCRL`).
     /// - Returns: the CRL's window, signer and what it revokes.
-    /// - Throws: ``CastDeviceAuthError`` with ``CastDeviceAuthError/Code/invalidCRL``.
+    /// - Throws: `CastDeviceAuthError` with `CastDeviceAuthError.Code.invalidCRL`.
     public func verifyCRL(_ crlBundle: [UInt8], at time: Date) throws(CastDeviceAuthError) -> CastDeviceCRLInfo {
         CastDeviceCRLInfo(try DeviceAuthCRL(bundle: crlBundle, roots: trustStore.parsedCRLRoots(), now: time))
     }
@@ -79,9 +79,9 @@ extension CastDeviceAuthenticator {
     /// This is the second step of device authentication, where `data` is `sender_nonce || DER(TLS certificate)`;
     /// it checks only the signature (verify the certificate with
     /// ``verifyCertificatePath(_:crlBundle:crlPolicy:at:crlVerificationTime:)``).
-    /// - Throws: ``CastDeviceAuthError`` with ``CastDeviceAuthError/Code/badSignature`` when the signature is
-    ///   empty or does not verify, ``CastDeviceAuthError/Code/unsupportedAlgorithm`` when the certificate's key
-    ///   is not RSA, ``CastDeviceAuthError/Code/malformedCertificate`` when it does not parse.
+    /// - Throws: `CastDeviceAuthError` with `CastDeviceAuthError.Code.badSignature` when the signature is
+    ///   empty or does not verify, `CastDeviceAuthError.Code.unsupportedAlgorithm` when the certificate's key
+    ///   is not RSA, `CastDeviceAuthError.Code.malformedCertificate` when it does not parse.
     public static func verifySignature(
         _ signature: [UInt8], over data: [UInt8], hashAlgorithm: CastDeviceAuthHashAlgorithm, deviceCertificateDER: [UInt8]
     ) throws(CastDeviceAuthError) {
@@ -101,7 +101,7 @@ extension CastDeviceAuthenticator {
 
     /// The DER certificates in `bytes`: PEM text with one or more `CERTIFICATE` blocks (text around them is
     /// ignored), or one or more concatenated DER certificates. Nothing is verified.
-    /// - Throws: ``CastDeviceAuthError`` with ``CastDeviceAuthError/Code/malformedCertificate`` when the bytes are
+    /// - Throws: `CastDeviceAuthError` with `CastDeviceAuthError.Code.malformedCertificate` when the bytes are
     ///   neither, or a PEM block or DER element is not a certificate.
     public static func certificatesDER(fromPEMOrDER bytes: [UInt8]) throws(CastDeviceAuthError) -> [[UInt8]] {
         if let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN CERTIFICATE-----") {

@@ -3,16 +3,16 @@ public import Foundation
 internal import SwiftProtobuf
 
 /// The sender side of Cast device authentication: builds the challenge and verifies the reply
-/// against the TLS peer certificate and a ``CastTrustStore``.
+/// against the TLS peer certificate and a `CastTrustStore`.
 ///
 /// Pure: no I/O, time given as a parameter. The checks (cast-protocol §7, as Chrome and openscreen make them):
 /// 1. the reply is a binary `DeviceAuthMessage` on the device-auth namespace with a complete `response`
-///    (an `error` gives ``CastDeviceAuthError/Code/receiverError``);
+///    (an `error` gives `CastDeviceAuthError.Code.receiverError`);
 /// 2. the TLS peer certificate is valid at `now` and expires within 4 days;
-/// 3. the nonce echo matches (enforced only with ``CastDeviceAuthPolicy/enforceNonce``);
+/// 3. the nonce echo matches (enforced only with `CastDeviceAuthPolicy.enforceNonce`);
 /// 4. the certificate path step (``verifyCertificatePath(_:crlBundle:crlPolicy:at:crlVerificationTime:)``):
 ///    a CRL bundle, when present, verifies against a CRL root or is set aside (it must verify with
-///    ``CastDeviceAuthPolicy/requireCRL``);
+///    `CastDeviceAuthPolicy.requireCRL`);
 ///    `[client_auth_certificate] + intermediate_certificate` builds to a device root: RSA ≥ 2048 bits,
 ///    CA and keyCertSign on issuers, path lengths, name constraints, digitalSignature and a CN on the device
 ///    certificate, validity at `now`, no unknown critical extension; the CRL revokes nothing in the path;
@@ -67,7 +67,7 @@ public struct CastDeviceAuthenticator: Sendable {
     ///   - challenge: the challenge that was sent.
     ///   - peerCertificateDER: the TLS server certificate the connection saw (DER).
     ///   - now: the verification time.
-    /// - Throws: ``CastDeviceAuthError``, one code per failed check.
+    /// - Throws: `CastDeviceAuthError`, one code per failed check.
     public func verify(
         reply: CastMessage, to challenge: CastDeviceAuthChallenge, peerCertificateDER: [UInt8], now: Date
     ) throws(CastDeviceAuthError) -> CastDeviceAuthResult {
@@ -87,7 +87,7 @@ public struct CastDeviceAuthenticator: Sendable {
     /// steps: ``verifyCertificatePath(_:crlBundle:crlPolicy:at:crlVerificationTime:)`` on the reply's chain and CRL
     /// at `now`, and ``verifySignature(_:over:hashAlgorithm:deviceCertificateDER:)`` over the echoed nonce
     /// followed by `peerCertificateDER`.
-    /// - Throws: ``CastDeviceAuthError``, one code per failed check.
+    /// - Throws: `CastDeviceAuthError`, one code per failed check.
     public func verify(
         responsePayload: [UInt8], nonce: [UInt8], peerCertificateDER: [UInt8], now: Date
     ) throws(CastDeviceAuthError) -> CastDeviceAuthResult {
@@ -115,7 +115,7 @@ public struct CastDeviceAuthenticator: Sendable {
             chainCommonNames: path.certificates.map { $0.commonName ?? "" }, certificatePath: path)
     }
 
-    /// The policy-aware outcome for a connection: ``CastDeviceAuthStatus/notChecked`` when the policy is off,
+    /// The policy-aware outcome for a connection: `CastDeviceAuthStatus.notChecked` when the policy is off,
     /// `.failed(noResponse)` when `reply` is `nil` (timeout or connection closed), otherwise the verification outcome.
     public func evaluate(
         reply: CastMessage?, to challenge: CastDeviceAuthChallenge, peerCertificateDER: [UInt8]?, now: Date

@@ -57,7 +57,7 @@ public final class CastDeviceCredentials: Sendable {
 
     /// Loads credentials from PEM: `chainPEM` holds the device certificate first, then its intermediates
     /// (a trailing self-signed root is dropped); `privateKeyPEM` is the device's unencrypted key.
-    /// - Throws: ``CastDeviceAuthError`` with code ``CastDeviceAuthError/Code/invalidCredentials`` when something
+    /// - Throws: `CastDeviceAuthError` with code `CastDeviceAuthError.Code.invalidCredentials` when something
     ///   does not parse or the key does not belong to the device certificate.
     public convenience init(
         chainPEM: String, privateKeyPEM: String, crlBundle: [UInt8]? = nil, misbehaviour: CastDeviceAuthMisbehaviour = .none
@@ -87,7 +87,7 @@ public final class CastDeviceCredentials: Sendable {
 
     /// Generates a fresh ``CastTestCertificateAuthority`` and issues credentials for `deviceID` from it
     /// (about five RSA-2048 key generations). The sender trusts them with `credentials.authority!.trustStore`.
-    /// - Throws: ``CastDeviceAuthError`` with code ``CastDeviceAuthError/Code/signingFailed`` when GnuTLS fails.
+    /// - Throws: `CastDeviceAuthError` with code `CastDeviceAuthError.Code.signingFailed` when GnuTLS fails.
     public static func generate(
         deviceID: String = "Castor Emulated Device", now: Date = Date(), misbehaviour: CastDeviceAuthMisbehaviour = .none
     ) throws(CastDeviceAuthError) -> CastDeviceCredentials {

@@ -1,7 +1,7 @@
 public import CastCore
 public import Foundation
 
-/// Google's device authentication as a ``CastDeviceVerifier``: the checks of ``CastDeviceAuthenticator``
+/// Google's device authentication as a `CastDeviceVerifier`: the checks of ``CastDeviceAuthenticator``
 /// (the device's chain to a Cast root, its CRL, and its signature over the nonce and the TLS certificate).
 ///
 /// ``TLSCastTransport`` offers one as its `deviceVerifier`, so a `CastConnection` over TLS checks the

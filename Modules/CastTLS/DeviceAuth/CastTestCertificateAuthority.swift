@@ -39,7 +39,7 @@ public final class CastTestCertificateAuthority: Sendable {
     ///   - name: the prefix of the certificates' common names.
     ///   - now: the time the certificates are issued at.
     ///   - validity: how long after `now` the certificates stay valid.
-    /// - Throws: ``CastDeviceAuthError`` with code ``CastDeviceAuthError/Code/signingFailed`` when GnuTLS fails.
+    /// - Throws: `CastDeviceAuthError` with code `CastDeviceAuthError.Code.signingFailed` when GnuTLS fails.
     public static func generate(
         name: String = "Castor Test", now: Date = Date(), validity: TimeInterval = 20 * 365 * 24 * 3600
     ) throws(CastDeviceAuthError) -> CastTestCertificateAuthority {
@@ -70,7 +70,7 @@ public final class CastTestCertificateAuthority: Sendable {
     }
 
     /// Loads an authority written by ``write(to:)``.
-    /// - Throws: ``CastDeviceAuthError`` with code ``CastDeviceAuthError/Code/invalidCredentials`` when a file is
+    /// - Throws: `CastDeviceAuthError` with code `CastDeviceAuthError.Code.invalidCredentials` when a file is
     ///   missing or does not parse.
     public convenience init(directory: URL) throws(CastDeviceAuthError) {
         var texts: [String] = []
@@ -91,7 +91,7 @@ public final class CastTestCertificateAuthority: Sendable {
 
     /// Writes the certificates and keys as PEM files (`root.crt`, `root.key`, `intermediate.*`,
     /// `crl-root.*`, `crl-signer.*`) into `directory`, creating it; keys are written with mode 0600.
-    /// - Throws: ``CastDeviceAuthError`` with code ``CastDeviceAuthError/Code/invalidCredentials`` on I/O errors.
+    /// - Throws: `CastDeviceAuthError` with code `CastDeviceAuthError.Code.invalidCredentials` on I/O errors.
     public func write(to directory: URL) throws(CastDeviceAuthError) {
         let texts = [
             rootCertificatePEM, rootKeyPEM, intermediateCertificatePEM, intermediateKeyPEM,
@@ -121,7 +121,7 @@ public final class CastTestCertificateAuthority: Sendable {
     ///   - audioOnly: adds the audio-only certificate policy (OID 1.3.6.1.4.1.11129.2.5.2) to the device certificate.
     ///   - includeCRL: whether the replies ship a CRL bundle.
     ///   - misbehaviour: how the credentials misbehave; some need extra material made here.
-    /// - Throws: ``CastDeviceAuthError`` with code ``CastDeviceAuthError/Code/signingFailed`` when GnuTLS fails.
+    /// - Throws: `CastDeviceAuthError` with code `CastDeviceAuthError.Code.signingFailed` when GnuTLS fails.
     public func issueDevice(
         deviceID: String, now: Date = Date(), validity: TimeInterval = 365 * 24 * 3600, keyBits: Int = 2048,
         audioOnly: Bool = false, includeCRL: Bool = true, misbehaviour: CastDeviceAuthMisbehaviour = .none
@@ -170,8 +170,8 @@ public final class CastTestCertificateAuthority: Sendable {
     ///   - revokingSerialNumbers: serial ranges revoked under each issuer certificate's SPKI hash.
     ///   - now: the CRL is valid from a day before `now` for `validity`.
     ///   - validity: how long after `now` the CRL stays valid.
-    /// - Throws: ``CastDeviceAuthError`` with ``CastDeviceAuthError/Code/invalidCredentials`` for unparsable
-    ///   certificates, ``CastDeviceAuthError/Code/signingFailed`` when signing fails.
+    /// - Throws: `CastDeviceAuthError` with `CastDeviceAuthError.Code.invalidCredentials` for unparsable
+    ///   certificates, `CastDeviceAuthError.Code.signingFailed` when signing fails.
     public func makeCRLBundle(
         revokingPublicKeysOf certificatesDER: [[UInt8]] = [],
         revokingSerialNumbers: [(issuerCertificateDER: [UInt8], range: ClosedRange<UInt64>)] = [],

@@ -5,7 +5,7 @@ import Foundation
 
 extension CastTrustStore {
     /// Creates a trust store from DER certificates.
-    /// - Throws: ``CastDeviceAuthError`` with code ``CastDeviceAuthError/Code/invalidCredentials`` when a
+    /// - Throws: `CastDeviceAuthError` with code `CastDeviceAuthError.Code.invalidCredentials` when a
     ///   certificate does not parse, or when `deviceRootsDER` is empty.
     public init(deviceRootsDER: [[UInt8]], crlRootsDER: [[UInt8]] = []) throws(CastDeviceAuthError) {
         guard !deviceRootsDER.isEmpty else {
@@ -23,7 +23,7 @@ extension CastTrustStore {
     }
 
     /// Creates a trust store from PEM text, each argument holding one or more `CERTIFICATE` blocks.
-    /// - Throws: ``CastDeviceAuthError`` with code ``CastDeviceAuthError/Code/invalidCredentials`` when a
+    /// - Throws: `CastDeviceAuthError` with code `CastDeviceAuthError.Code.invalidCredentials` when a
     ///   block does not parse or `deviceRootsPEM` holds no certificate.
     public init(deviceRootsPEM: String, crlRootsPEM: String = "") throws(CastDeviceAuthError) {
         try self.init(

@@ -17,7 +17,7 @@ struct DeviceAuthCRL {
     /// Parses a serialized `CrlBundle` and verifies its first usable CRL (as openscreen does): the signer
     /// certificate chains to a CRL root, its RSA-PKCS1v1.5/SHA-256 signature over `tbs_crl` verifies, and
     /// `now` lies inside the CRL's validity window.
-    /// - Throws: ``CastDeviceAuthError`` with code ``CastDeviceAuthError/Code/invalidCRL``.
+    /// - Throws: `CastDeviceAuthError` with code `CastDeviceAuthError.Code.invalidCRL`.
     init(bundle: [UInt8], roots: [DeviceAuthCertificate], now: Date) throws(CastDeviceAuthError) {
         let parsed: Cast_Certificate_CrlBundle
         do {
@@ -81,9 +81,9 @@ struct DeviceAuthCRL {
         revokedSerialRanges = ranges
     }
 
-    /// Throws ``CastDeviceAuthError/Code/revoked`` when the CRL lists a certificate of `path`
+    /// Throws `CastDeviceAuthError.Code.revoked` when the CRL lists a certificate of `path`
     /// (target first, anchor last), by SPKI hash or by serial number under its issuer's SPKI hash.
-    /// - Throws: ``CastDeviceAuthError/Code/crlExpiredAfterVerification`` when `now` lies outside the CRL's
+    /// - Throws: `CastDeviceAuthError.Code.crlExpiredAfterVerification` when `now` lies outside the CRL's
     ///   window (its own, ended early by its signer certificate's end), as Open Screen's `CheckRevocation` refuses it.
     func checkRevocation(of path: [DeviceAuthCertificate], now: Date) throws(CastDeviceAuthError) {
         guard notBefore <= now, now <= notAfter else {

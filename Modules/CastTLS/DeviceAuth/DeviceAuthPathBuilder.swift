@@ -17,8 +17,8 @@ enum DeviceAuthPathBuilder {
     }
 
     /// Finds a path `[target, intermediates…, anchor]` and checks it at `now`.
-    /// - Throws: ``CastDeviceAuthError`` with ``CastDeviceAuthError/Code/untrustedChain`` or
-    ///   ``CastDeviceAuthError/Code/weakKey``.
+    /// - Throws: `CastDeviceAuthError` with `CastDeviceAuthError.Code.untrustedChain` or
+    ///   `CastDeviceAuthError.Code.weakKey`.
     static func buildPath(
         target: DeviceAuthCertificate, intermediates: [DeviceAuthCertificate], anchors: [DeviceAuthCertificate],
         now: Date, purpose: Purpose

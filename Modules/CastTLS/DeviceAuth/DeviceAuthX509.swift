@@ -275,7 +275,7 @@ final class DeviceAuthCertificate {
     }
 
     /// Parses a certificate of a device path.
-    /// - Throws: ``CastDeviceAuthError/Code/malformedCertificate``.
+    /// - Throws: `CastDeviceAuthError.Code.malformedCertificate`.
     static func parse(_ der: [UInt8], role: String = "A certificate") throws(CastDeviceAuthError) -> DeviceAuthCertificate {
         do {
             return try DeviceAuthCertificate(der: der)

@@ -3,7 +3,7 @@ public import NIOCore
 /// Splits a byte stream into `CastMessage`s.
 ///
 /// A pure decoder: feed it bytes as they arrive, in any split, and it yields each complete
-/// message. It reads the 4-byte length first and rejects a length over ``CastFrame/maxBodySize``
+/// message. It reads the 4-byte length first and rejects a length over `CastFrame.maxBodySize`
 /// or of zero before waiting for (or allocating) the body. Any error is final: the connection
 /// must be closed, as Chrome and openscreen do.
 public struct CastFrameDecoder: ByteToMessageDecoder, Sendable {
@@ -22,7 +22,7 @@ public struct CastFrameDecoder: ByteToMessageDecoder, Sendable {
     ///
     /// - Returns: the message, or `nil` when `buffer` does not yet hold a whole frame (the bytes
     ///   stay in `buffer`).
-    /// - Throws: ``CastTransportError`` `.frameTooLarge`, `.emptyFrame` or `.malformedMessage`;
+    /// - Throws: `CastTransportError` `.frameTooLarge`, `.emptyFrame` or `.malformedMessage`;
     ///   after an error, every later call throws it again.
     public mutating func decodeFrame(from buffer: inout ByteBuffer) throws(CastTransportError) -> CastMessage? {
         if let failed { throw failed }

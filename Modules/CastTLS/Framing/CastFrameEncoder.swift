@@ -9,8 +9,8 @@ public struct CastFrameEncoder: MessageToByteEncoder, Sendable {
     public init() {}
 
     /// Appends the frame of `message` to `buffer`.
-    /// - Throws: ``CastTransportError`` `.messageTooLarge` when the body would exceed
-    ///   ``CastFrame/maxBodySize``; nothing is written then.
+    /// - Throws: `CastTransportError` `.messageTooLarge` when the body would exceed
+    ///   `CastFrame.maxBodySize`; nothing is written then.
     public func encodeFrame(_ message: CastMessage, into buffer: inout ByteBuffer) throws(CastTransportError) {
         let size = message.encodedSize
         guard size <= CastFrame.maxBodySize else {

@@ -10,7 +10,7 @@ import NIOCore
 /// machinery, which this one stream of length-prefixed frames does not need.
 ///
 /// Bounded like the decoder: a frame's length is read and checked (at most
-/// ``CastFrame/maxBodySize``) before its body is waited for, so the bytes held are at most one frame
+/// `CastFrame.maxBodySize`) before its body is waited for, so the bytes held are at most one frame
 /// and one read. Any decoding error is final: it is recorded as the close reason, the channel is
 /// closed, and nothing read later is decoded. A read that arrives while a message is being handed
 /// over (a consumer that makes the channel read again, synchronously) is appended and decoded by the

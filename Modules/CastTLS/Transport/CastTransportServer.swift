@@ -4,12 +4,12 @@ import Synchronization
 
 /// A TLS listener that accepts Cast senders: what an emulated receiver serves on.
 ///
-/// Each accepted connection becomes a ``CastTransport`` once its TLS handshake completes;
+/// Each accepted connection becomes a `CastTransport` once its TLS handshake completes;
 /// connections whose handshake fails are closed without appearing (``events`` says why).
 ///
 /// What one sender may cost is bounded (see ``Limits``): a deadline from accept to the finished
 /// handshake, a cap on bytes queued for a sender that does not read (reading from it stops, and it
-/// is dropped if it stays over), a cap on decoded messages not yet taken from ``CastTransport/inbound``
+/// is dropped if it stays over), a cap on decoded messages not yet taken from `CastTransport.inbound`
 /// (reading stops until they are), and admission under descriptor pressure: while few file descriptors
 /// are left, a connection that has not finished its TLS handshake is closed for each new one accepted
 /// (idle ones first, then those of the busiest peer address, then the oldest; never one that finished
@@ -24,16 +24,16 @@ public final class CastTransportServer: Sendable {
     /// Bounds on what one accepted sender may cost the server.
     public struct Limits: Sendable, Hashable {
         /// From TCP accept to the finished TLS handshake; past it the connection is closed
-        /// (``CastTransportError/Code/handshakeTimeout``), or earlier when the server runs short of
-        /// descriptors (``CastTransportError/Code/evicted``, see ``descriptorReserve``). Measured on the server's clock.
+        /// (`CastTransportError.Code.handshakeTimeout`), or earlier when the server runs short of
+        /// descriptors (`CastTransportError.Code.evicted`, see ``descriptorReserve``). Measured on the server's clock.
         public var handshakeTimeout: Duration
         /// Bytes waiting to be written to one sender before reading from it stops.
         public var maximumUnsentBytes: Int
         /// How long a sender may stay over ``maximumUnsentBytes`` before it is dropped
-        /// (``CastTransportError/Code/peerNotReading``). Measured on the server's clock.
+        /// (`CastTransportError.Code.peerNotReading`). Measured on the server's clock.
         public var unsentBytesTimeout: Duration
         /// Bytes of decoded messages one sender may have waiting for the consumer of its
-        /// ``CastTransport/inbound`` before reading from it stops (until the consumer catches up).
+        /// `CastTransport.inbound` before reading from it stops (until the consumer catches up).
         public var maximumQueuedInboundBytes: Int
         /// How long accepting pauses after accept failed (for example when file descriptors ran out)
         /// or left too few descriptors free; it resumes only once more than ``descriptorReserve`` are free.
@@ -44,7 +44,7 @@ public final class CastTransportServer: Sendable {
         /// process's soft `RLIMIT_NOFILE` (Linux: `/proc/self/fd`); when no more than this many are,
         /// it makes room first: it closes one accepted connection that has not finished its TLS handshake
         /// (an idle one before one that spoke, one of the peer address holding the most before another,
-        /// the oldest before a newer; none the server has not read yet: ``CastTransportError/Code/evicted``), so that idle connections
+        /// the oldest before a newer; none the server has not read yet: `CastTransportError.Code.evicted`), so that idle connections
         /// held open cannot keep a sender out. A connection that finished its handshake is never closed
         /// for room. With none to close, it stops accepting (``Event/acceptPaused(freeDescriptors:reserve:backoff:)``). While it
         /// accepts it also holds this many more descriptors open (on `/dev/null`), and gives them
@@ -79,7 +79,7 @@ public final class CastTransportServer: Sendable {
     /// Something the server did to protect itself, for its owner's log.
     public enum Event: Sendable, CustomStringConvertible {
         /// A connection closed before its TLS handshake finished: `error` says why
-        /// (``CastTransportError/Code/handshakeTimeout`` when the deadline passed).
+        /// (`CastTransportError.Code.handshakeTimeout` when the deadline passed).
         case handshakeFailed(peer: String, error: CastTransportError)
         /// Accepting failed; the server stops accepting for `backoff` (and longer while no more than
         /// ``Limits/descriptorReserve`` descriptors are free).
@@ -146,7 +146,7 @@ public final class CastTransportServer: Sendable {
     ///   - limits: what one sender may cost.
     ///   - clock: the clock of the handshake and unsent-bytes deadlines (inject a manual one in tests).
     ///   - group: the event loop group; NIO's singleton by default.
-    /// - Throws: ``CastTransportError`` `.io` when the address cannot be bound, `.tls` when credentials fail.
+    /// - Throws: `CastTransportError` `.io` when the address cannot be bound, `.tls` when credentials fail.
     public static func start(
         host: String = "127.0.0.1", port: Int = 0, credentials: TLSCredentials? = nil, backlog: Int32 = 256,
         limits: Limits = Limits(), clock: any Clock<Duration> = ContinuousClock(),
@@ -282,7 +282,7 @@ public final class CastTransportServer: Sendable {
     }
 
     /// Closes a connection chosen for eviction (see ``PendingHandshakes``), on its event loop; its
-    /// handshake then fails, and its setup reports ``CastTransportError/Code/evicted``.
+    /// handshake then fails, and its setup reports `CastTransportError.Code.evicted`.
     static func evict(_ child: any Channel, pending: PendingHandshakes) {
         child.eventLoop.execute {
             let closed = child.eventLoop.makePromise(of: Void.self)

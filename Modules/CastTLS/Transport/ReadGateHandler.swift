@@ -7,7 +7,7 @@ import NIOCore
 /// writable: more than that many bytes of ciphertext wait for a peer that does not read (the
 /// channel's high write watermark is set to the limit). A peer still over the limit when the
 /// limit's timeout passes (on the injected clock) is dropped with
-/// ``CastTransportError/Code/peerNotReading``. Loop-bound: used on its channel's event loop only.
+/// `CastTransportError.Code.peerNotReading`. Loop-bound: used on its channel's event loop only.
 final class ReadGateHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer

@@ -68,7 +68,7 @@ public final class TLSCastTransport: CastTransport {
     ///   - port: the Cast port (8009 for devices; groups use others).
     ///   - configuration: the connect timeout.
     ///   - group: the event loop group to use; NIO's shared singleton by default.
-    /// - Throws: ``CastTransportError`` `.connectTimeout`, `.connectFailed`, `.tls` or `.resolution`.
+    /// - Throws: `CastTransportError` `.connectTimeout`, `.connectFailed`, `.tls` or `.resolution`.
     public static func connect(
         host: String, port: Int = 8009, configuration: Configuration = .init(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
@@ -189,7 +189,7 @@ public final class TLSCastTransport: CastTransport {
     /// reply anyway, and waiting for the write too cost a second thread hand-off per message. A
     /// write that fails later closes the connection, so the inbound messages end with the error and a
     /// `CastConnection` fails every request in flight at once.
-    /// - Throws: ``CastTransportError`` `.messageTooLarge` (nothing written), `.closed` when the
+    /// - Throws: `CastTransportError` `.messageTooLarge` (nothing written), `.closed` when the
     ///   connection is already closed.
     public func send(_ message: CastMessage) throws(CastTransportError) {
         var buffer = channel.allocator.buffer(capacity: CastFrame.headerSize + message.encodedSize)

@@ -1,4 +1,4 @@
-public import CastDiscovery
+public import CastDiscoveryCore
 public import CastTLS
 
 /// Opens a transport to a device. ``TLSDeviceConnector`` is the real one; tests inject others

@@ -31,7 +31,7 @@ public enum DeviceBrowserEvent: Sendable, Hashable, CustomStringConvertible {
 
 /// Finds Cast devices and reports them as they come and go.
 ///
-/// Implementations: ``AvahiDeviceBrowser`` (mDNS) and ``MergedDeviceBrowser`` (several browsers
+/// Implementations: CastDiscovery's `AvahiDeviceBrowser` (mDNS) and ``MergedDeviceBrowser`` (several browsers
 /// together, deduplicated by id) here; `KnownHostsBrowser` (configured addresses probed over TLS)
 /// in the CastKnownHosts product and `SSDPDeviceBrowser` (DIAL) in the CastDIAL product, so that a
 /// program finding devices over mDNS builds no TLS, protobuf or XML code. Each browser keeps its
