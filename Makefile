@@ -95,7 +95,10 @@ discovery-only-package: bootstrap-build
 
 ## Tests/LightLayerPackage: a program on the CastChannels and CastMedia products over the in-memory transport (its
 ## build closure is checked by InteropTests: no GnuTLS, SwiftNIO, swift-protobuf, libcurl or Avahi).
+## Its build folder is emptied first (the resolved checkouts stay): the tests read which modules were compiled at all,
+## and a module left from an earlier build would count.
 light-layer-package: bootstrap-build
+	rm -rf Tests/LightLayerPackage/.build/*/debug
 	$(SWIFT) build --package-path Tests/LightLayerPackage -Xswiftc -warnings-as-errors
 
 ## Release builds of castctl, cast-receiver and audiocast with the static Swift standard library (they run
