@@ -9,7 +9,7 @@ DESTDIR ?=
 ## release for install and deb; `debug` reuses the debug build (the tests check the layout, not the optimiser).
 CONFIGURATION ?= release
 
-.PHONY: demo test build bootstrap-build bootstrap-test fuzz fuzz-short fuzz-long bench docs new-user-package discovery-only-package format clean \
+.PHONY: demo test build bootstrap-build bootstrap-test fuzz fuzz-short fuzz-long bench docs new-user-package discovery-only-package light-layer-package format clean \
 	release install uninstall deb
 
 bootstrap-build:
@@ -30,7 +30,7 @@ demo: bootstrap-build
 ## real-clock heartbeats of others; about 770 tests pass in 8 min serially, fault lab included; bounded at 30 min, a hang
 ## prints the test process's backtraces: scripts/run-tests.sh),
 ## lab tests in network namespaces (root only), a new package built on the façade, a package
-## that only discovers (its build closure checked),
+## that only discovers and one on the light layer alone (their build closures checked),
 ## the documentation (no DocC warning allowed), and a short fuzz run. After the test build,
 ## `make release CONFIGURATION=debug` builds the three programs with the static Swift standard library into
 ## .build/castor-programs-debug and generate-manual, for the install and .deb tests (CastctlPackagingTests), which
@@ -42,9 +42,10 @@ test: bootstrap-test
 	$(SWIFT) build --build-tests
 	@echo "make test: $$(date -u +%T) the static programs for the packaging tests"
 	$(MAKE) release CONFIGURATION=debug
-	@echo "make test: $$(date -u +%T) the new-user and discovery-only packages"
+	@echo "make test: $$(date -u +%T) the new-user, discovery-only and light-layer packages"
 	$(MAKE) new-user-package
 	$(MAKE) discovery-only-package
+	$(MAKE) light-layer-package
 	@echo "make test: $$(date -u +%T) the tests (and the fuzzers' build beside them)"
 	@# The fuzzers (a release build with sanitizers in .build-fuzz, about 5 min of both cores) build at low priority
 	@# while the tests run, which mostly wait on sockets and children; fuzz-short then only runs them.
@@ -92,6 +93,14 @@ new-user-package: bootstrap-build
 discovery-only-package: bootstrap-build
 	$(SWIFT) build --package-path Tests/DiscoveryOnlyPackage -Xswiftc -warnings-as-errors
 
+## Tests/LightLayerPackage: a program on the CastChannels and CastMedia products over the in-memory transport (its
+## build closure is checked by InteropTests: no GnuTLS, SwiftNIO, swift-protobuf, libcurl or Avahi).
+## Its build folder is emptied first (the resolved checkouts stay): the tests read which modules were compiled at all,
+## and a module left from an earlier build would count.
+light-layer-package: bootstrap-build
+	rm -rf Tests/LightLayerPackage/.build/*/debug
+	$(SWIFT) build --package-path Tests/LightLayerPackage -Xswiftc -warnings-as-errors
+
 ## Release builds of castctl, cast-receiver and audiocast with the static Swift standard library (they run
 ## where no Swift toolchain is), and swift-argument-parser's generate-manual tool.
 release: bootstrap-build
@@ -111,4 +120,4 @@ deb: release
 	SWIFT=$(SWIFT) CONFIGURATION=$(CONFIGURATION) scripts/package.sh deb .build/deb
 
 clean:
-	rm -rf .build Tests/NewUserPackage/.build Tests/DiscoveryOnlyPackage/.build fuzz/bin
+	rm -rf .build Tests/NewUserPackage/.build Tests/DiscoveryOnlyPackage/.build Tests/LightLayerPackage/.build fuzz/bin

@@ -2,6 +2,15 @@
 //
 // Castor for Linux: a Google Cast (CASTV2) sender suite with an emulated receiver.
 // Every library target is a product of its own so a user can depend on one module alone.
+//
+// The targets are grouped by layer, each depending only on the layers above it in this file:
+//   C system libraries (each imported by exactly one Swift target)
+//   1 light: values and protocols (CastJSON, CastCore, CastMetadata, CastDiscoveryCore, CastDeviceProfiles)
+//   2 the connection (CastChannels)            3 channels (CastMedia, CastQueue, CastMultizone)
+//   4 implementations with their C libraries or SwiftNIO (CastTLS, CastDiscovery, CastDownload, CastHTTP,
+//     CastKnownHosts, CastDIAL, …), the media plane and the emulated receiver
+//   5 the façade (Castor) and what builds on it
+// Light interfaces apart from heavy implementations, as NIOCore is apart from NIOPosix.
 import PackageDescription
 
 /// Settings every Swift target shares: Swift 6 language mode is the default for tools 6.1.
@@ -18,28 +27,37 @@ let package = Package(
     name: "Castor",
     platforms: [.macOS(.v15)],
     products: [
+        // Layer 1, light: values and protocols, no C library, SwiftNIO or protobuf.
         .library(name: "CastJSON", targets: ["CastJSON"]),
-        .library(name: "CastDeviceProfiles", targets: ["CastDeviceProfiles"]),
-        .library(name: "CastStreaming", targets: ["CastStreaming"]),
-        .library(name: "CastMirroring", targets: ["CastMirroring"]),
-        .library(name: "CastTransport", targets: ["CastTransport"]),
-        .library(name: "CastChannels", targets: ["CastChannels"]),
+        .library(name: "CastCore", targets: ["CastCore"]),
         .library(name: "CastMetadata", targets: ["CastMetadata"]),
+        .library(name: "CastDiscoveryCore", targets: ["CastDiscoveryCore"]),
+        .library(name: "CastDeviceProfiles", targets: ["CastDeviceProfiles"]),
+        // Layers 2 and 3: the connection and its channels, on the light layer alone.
+        .library(name: "CastChannels", targets: ["CastChannels"]),
         .library(name: "CastMedia", targets: ["CastMedia"]),
         .library(name: "CastQueue", targets: ["CastQueue"]),
-        .library(name: "CastReceiver", targets: ["CastReceiver"]),
+        .library(name: "CastMultizone", targets: ["CastMultizone"]),
+        // Layer 4: implementations, each with its C library or SwiftNIO.
+        .library(name: "CastTLS", targets: ["CastTLS"]),
+        .library(name: "CastTransport", targets: ["CastTransport"]),
+        .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
+        .library(name: "CastDownload", targets: ["CastDownload"]),
+        .library(name: "CastPodcast", targets: ["CastPodcast"]),
+        .library(name: "CastKnownHosts", targets: ["CastKnownHosts"]),
+        .library(name: "CastDIAL", targets: ["CastDIAL"]),
         .library(name: "CastIntents", targets: ["CastIntents"]),
         .library(name: "CastMediaServer", targets: ["CastMediaServer"]),
         .library(name: "CastConversion", targets: ["CastConversion"]),
-        .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
-        .library(name: "CastKnownHosts", targets: ["CastKnownHosts"]),
-        .library(name: "CastDIAL", targets: ["CastDIAL"]),
-        .library(name: "CastPodcast", targets: ["CastPodcast"]),
-        .library(name: "CastTestSupport", targets: ["CastTestSupport"]),
+        .library(name: "CastStreaming", targets: ["CastStreaming"]),
+        .library(name: "CastMirroring", targets: ["CastMirroring"]),
+        .library(name: "CastReceiver", targets: ["CastReceiver"]),
+        // Layer 5: the façade and what builds on it.
         .library(name: "Castor", targets: ["Castor"]),
-        .library(name: "CastMultizone", targets: ["CastMultizone"]),
         .library(name: "CastorIntents", targets: ["CastorIntents"]),
         .library(name: "CastMPRIS", targets: ["CastMPRIS"]),
+        // For users' tests.
+        .library(name: "CastTestSupport", targets: ["CastTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -81,85 +99,87 @@ let package = Package(
         .systemLibrary(
             name: "CDBus", path: "Modules/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
 
-        // MARK: Libraries
+        // MARK: Layer 1, light: values and protocols (no C library, no SwiftNIO, no protobuf)
+        // A user package on CastChannels + CastMedia builds only this layer and the next two
+        // (Tests/LightLayerPackage checks its build closure).
         .target(name: "CastJSON", path: "Modules/CastJSON", swiftSettings: strictSettings),
+        // The message, the CastTransport protocol, the in-memory transport, transport errors, device
+        // authentication as a protocol (CastDeviceVerifier) and its values, and the one elapsed-time clock.
+        .target(name: "CastCore", dependencies: ["CastJSON"], path: "Modules/CastCore", swiftSettings: strictSettings),
+        // Metadata of every Cast type, images, custom data, the 64 KiB rule: values only (downloads are CastDownload).
+        .target(name: "CastMetadata", dependencies: ["CastJSON"], path: "Modules/CastMetadata", swiftSettings: strictSettings),
+        // What discovery finds and the protocols that find it: devices, TXT records, DeviceBrowser, HTTPFetcher.
+        .target(name: "CastDiscoveryCore", path: "Modules/CastDiscoveryCore", swiftSettings: strictSettings),
         // What each model of Cast device decodes, and the vocabulary of media (codecs, streams, containers):
         // shared by the emulated receiver and by senders that plan conversions. No dependencies.
         .target(name: "CastDeviceProfiles", path: "Modules/CastDeviceProfiles", swiftSettings: strictSettings),
-        // Cast Streaming (screen mirroring): the RTP/RTCP wire format, per-frame AES-CTR, OFFER/ANSWER,
-        // and the stream receiver and sender state machines. No sockets: the emulated receiver and the
-        // mirroring sender run them.
-        .target(
-            name: "CastStreaming", dependencies: ["CNettle", "CastJSON"],
-            path: "Modules/CastStreaming", swiftSettings: strictSettings),
-        // Child processes that cannot outlive this one (fork on a thread that never ends, a process group of
-        // their own, PR_SET_PDEATHSIG): how every module drives ffmpeg, ffprobe, espeak-ng and yt-dlp.
-        // Nothing in Foundation or swift-subprocess sets the parent-death signal.
-        .target(name: "CCastSpawn", path: "Modules/CCastSpawn"),
-        .target(name: "CastProcess", dependencies: ["CCastSpawn"], path: "Modules/CastProcess", swiftSettings: strictSettings),
-        // Mirroring a screen, a file or the desktop's sound to a device over Cast Streaming: sources,
-        // encoders (libvpx, libopus), and the session that launches the mirroring app and streams.
-        .target(
-            name: "CastMirroring",
-            dependencies: ["CastStreaming", "CastChannels", "CastJSON", "CastTransport", "CastProcess", "CVPX", "COpus", "COpenH264",
-                           .product(name: "Logging", package: "swift-log")] + nio,
-            path: "Modules/CastMirroring", swiftSettings: strictSettings),
-        .target(
-            name: "CastTransport",
-            dependencies: ["CGnuTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                           .product(name: "Logging", package: "swift-log")] + nio,
-            path: "Modules/CastTransport", exclude: ["Proto"], swiftSettings: strictSettings),
+
+        // MARK: Layer 2, the connection (on the light layer alone)
         .target(
             name: "CastChannels",
-            dependencies: ["CastTransport", "CastJSON", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CastCore", "CastJSON", .product(name: "Logging", package: "swift-log")],
             path: "Modules/CastChannels", swiftSettings: strictSettings),
-        .target(name: "CastXML", dependencies: ["CLibXML2"], path: "Modules/CastXML", swiftSettings: strictSettings),
-        .target(
-            name: "CastMetadata", dependencies: ["CastJSON", "CCurl"],
-            path: "Modules/CastMetadata", swiftSettings: strictSettings),
-        // Podcast RSS feeds (libxml2 through CastXML): apart from CastMetadata so media control needs no XML.
-        .target(
-            name: "CastPodcast", dependencies: ["CastMetadata", "CastXML"],
-            path: "Modules/CastPodcast", swiftSettings: strictSettings),
-        // One bounded HTTP/1.1 GET on SwiftNIO (no TLS), shared by the receiver's fetcher, DIAL and known hosts.
-        .target(
-            name: "CastHTTP",
-            dependencies: [.product(name: "NIOHTTP1", package: "swift-nio")] + nio,
-            path: "Modules/CastHTTP", swiftSettings: strictSettings),
+
+        // MARK: Layer 3, channels: plugins of a connection (on layers 1 and 2 alone)
         .target(
             name: "CastMedia", dependencies: ["CastChannels", "CastMetadata", "CastJSON"],
             path: "Modules/CastMedia", swiftSettings: strictSettings),
         .target(
             name: "CastQueue", dependencies: ["CastMedia", "CastChannels", "CastMetadata", "CastJSON"],
             path: "Modules/CastQueue", swiftSettings: strictSettings),
-        // mDNS/DNS-SD discovery and publishing: Avahi only (no TLS, protobuf, XML or NIO).
         .target(
-            name: "CastDiscovery", dependencies: ["CAvahiClient"],
+            name: "CastMultizone", dependencies: ["CastChannels", "CastJSON"],
+            path: "Plugins/CastMultizone", swiftSettings: strictSettings),
+
+        // MARK: Layer 4, implementations: each brings its C library or SwiftNIO
+        // CASTV2 over TLS: the protobuf wire codec, framing, GnuTLS on SwiftNIO (TLSCastTransport,
+        // CastTransportServer) and Google's device-authentication checks (CastGenuineDeviceVerifier).
+        .target(
+            name: "CastTLS",
+            dependencies: ["CastCore", "CGnuTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf")] + nio,
+            path: "Modules/CastTLS", exclude: ["Proto"], swiftSettings: strictSettings),
+        // This release only: the module CastTransport of earlier releases, re-exporting CastCore and CastTLS.
+        .target(name: "CastTransport", dependencies: ["CastCore", "CastTLS"], path: "Modules/CastTransport", swiftSettings: strictSettings),
+        // mDNS/DNS-SD browsing and publishing over Avahi (no TLS, protobuf, XML or NIO).
+        .target(
+            name: "CastDiscovery", dependencies: ["CastDiscoveryCore", "CAvahiClient"],
             path: "Modules/CastDiscovery", swiftSettings: strictSettings),
+        // Bounded downloads of feeds and images (libcurl) and the image cache.
+        .target(name: "CastDownload", dependencies: ["CastCore", "CCurl"], path: "Modules/CastDownload", swiftSettings: strictSettings),
+        .target(name: "CastXML", dependencies: ["CLibXML2"], path: "Modules/CastXML", swiftSettings: strictSettings),
+        // Podcast RSS feeds (libxml2 through CastXML): apart from CastMetadata so media control needs no XML.
+        .target(
+            name: "CastPodcast", dependencies: ["CastMetadata", "CastXML"],
+            path: "Modules/CastPodcast", swiftSettings: strictSettings),
+        // One bounded HTTP/1.1 GET on SwiftNIO (no TLS), shared by the receiver's fetcher, DIAL and known hosts
+        // (BoundedHTTPFetcher, their HTTPFetcher).
+        .target(
+            name: "CastHTTP",
+            dependencies: ["CastDiscoveryCore", .product(name: "NIOHTTP1", package: "swift-nio")] + nio,
+            path: "Modules/CastHTTP", swiftSettings: strictSettings),
         // Configured hosts probed over TLS + GET_STATUS (the sender stack) and eureka_info (HTTP).
         .target(
-            name: "CastKnownHosts", dependencies: ["CastDiscovery", "CastChannels", "CastTransport", "CastJSON", "CastHTTP"],
+            name: "CastKnownHosts", dependencies: ["CastDiscoveryCore", "CastChannels", "CastTLS", "CastJSON", "CastHTTP"],
             path: "Modules/CastKnownHosts", swiftSettings: strictSettings),
         // SSDP M-SEARCH and DIAL device descriptions (XML through CastXML, HTTP through CastHTTP).
         .target(
-            name: "CastDIAL", dependencies: ["CastDiscovery", "CastXML", "CastHTTP"] + nio,
+            name: "CastDIAL", dependencies: ["CastDiscoveryCore", "CastXML", "CastHTTP"] + nio,
             path: "Modules/CastDIAL", swiftSettings: strictSettings),
-        .target(
-            name: "CastReceiver",
-            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastHTTP", "CastStreaming", "CastDeviceProfiles",
-                           .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                           .product(name: "Logging", package: "swift-log"),
-                           .product(name: "NIOHTTP1", package: "swift-nio")] + nio,
-            path: "Modules/CastReceiver", swiftSettings: strictSettings),
         .target(
             name: "CastIntents", dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             path: "Modules/CastIntents", swiftSettings: strictSettings),
+
+        // MARK: Layer 4, the media plane
+        // Child processes that cannot outlive this one (fork on a thread that never ends, a process group of
+        // their own, PR_SET_PDEATHSIG): how every module drives ffmpeg, ffprobe, espeak-ng and yt-dlp.
+        // Nothing in Foundation or swift-subprocess sets the parent-death signal.
+        .target(name: "CCastSpawn", path: "Modules/CCastSpawn"),
+        .target(name: "CastProcess", dependencies: ["CCastSpawn"], path: "Modules/CastProcess", swiftSettings: strictSettings),
         .target(
             name: "CastMediaServer",
             dependencies: nio + [.product(name: "NIOHTTP1", package: "swift-nio"),
                                  .product(name: "Logging", package: "swift-log")],
             path: "Modules/CastMediaServer", swiftSettings: strictSettings),
-
         // Probe (ffprobe), plan per device profile, and on-demand HLS conversion (ffmpeg) served through
         // CastMediaServer: drives the field's tools as child processes, links no codec.
         .target(
@@ -167,30 +187,49 @@ let package = Package(
             dependencies: ["CastDeviceProfiles", "CastMediaServer", "CastJSON", "CastProcess",
                            .product(name: "Logging", package: "swift-log")],
             path: "Modules/CastConversion", swiftSettings: strictSettings),
+        // Cast Streaming (screen mirroring): the RTP/RTCP wire format, per-frame AES-CTR, OFFER/ANSWER,
+        // and the stream receiver and sender state machines. No sockets: the emulated receiver and the
+        // mirroring sender run them.
+        .target(
+            name: "CastStreaming", dependencies: ["CNettle", "CastJSON"],
+            path: "Modules/CastStreaming", swiftSettings: strictSettings),
+        // Mirroring a screen, a file or the desktop's sound to a device over Cast Streaming: sources,
+        // encoders (libvpx, libopus, OpenH264), and the session that launches the mirroring app and streams.
+        .target(
+            name: "CastMirroring",
+            dependencies: ["CastStreaming", "CastChannels", "CastJSON", "CastProcess", "CVPX", "COpus", "COpenH264",
+                           .product(name: "Logging", package: "swift-log")] + nio,
+            path: "Modules/CastMirroring", swiftSettings: strictSettings),
 
+        // MARK: Layer 4, the emulated receiver (a strict Cast device on the server side of CastTLS)
+        .target(
+            name: "CastReceiver",
+            dependencies: ["CastCore", "CastTLS", "CastJSON", "CastHTTP", "CastStreaming", "CastDeviceProfiles",
+                           .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOHTTP1", package: "swift-nio")] + nio,
+            path: "Modules/CastReceiver", swiftSettings: strictSettings),
+
+        // MARK: Layer 5, the façade and what builds on it
+        // Cast and CastPlayer on the layers below; finds devices through any DeviceBrowser it is given, so it
+        // links Avahi only when its user builds an AvahiDeviceBrowser.
         .target(
             name: "Castor",
-            dependencies: ["CastChannels", "CastMedia", "CastQueue", "CastMetadata", "CastDiscovery", "CastTransport",
+            dependencies: ["CastChannels", "CastMedia", "CastQueue", "CastMetadata", "CastDiscoveryCore", "CastCore", "CastTLS",
                            "CastJSON", "CastMultizone", .product(name: "Logging", package: "swift-log")],
             path: "Modules/Castor", swiftSettings: strictSettings),
-
         // Plays resolved media-intent requests on a CastPlayer (a target of its own so Castor does not pull GRDB in).
         .target(
             name: "CastorIntents", dependencies: ["Castor", "CastIntents", "CastQueue"],
             path: "Modules/CastorIntents", swiftSettings: strictSettings),
-
         // Publishes a Cast session as an MPRIS 2 player on the D-Bus session bus (desktop media controls, playerctl).
         .target(
-            name: "CastMPRIS", dependencies: ["CDBus", "Castor", "CastDiscovery", "CastMedia", "CastQueue", "CastMetadata"],
+            name: "CastMPRIS", dependencies: ["CDBus", "Castor", "CastDiscoveryCore", "CastMedia", "CastQueue", "CastMetadata"],
             path: "Modules/CastMPRIS", swiftSettings: strictSettings),
 
-        // MARK: Channel plugins (depend only on CastChannels and CastJSON)
+        // MARK: Test support for users' tests (ManualClock, ScriptedCastPeer on the in-memory transport, peers)
         .target(
-            name: "CastMultizone", dependencies: ["CastChannels", "CastJSON"],
-            path: "Plugins/CastMultizone", swiftSettings: strictSettings),
-
-        .target(
-            name: "CastTestSupport", dependencies: ["CastTransport", "CastJSON", "CastProcess"],
+            name: "CastTestSupport", dependencies: ["CastCore", "CastJSON", "CastProcess"],
             path: "Modules/CastTestSupport", swiftSettings: strictSettings),
 
         // MARK: Examples
@@ -202,7 +241,7 @@ let package = Package(
         // castctl's settings, saved states and announcements (a library so CastctlKitTests can test them in-process).
         .target(
             name: "CastctlKit",
-            dependencies: ["Castor", "CastDiscovery", "CastMedia", "CastChannels", "CastQueue", "CastMetadata", "CastProcess",
+            dependencies: ["Castor", "CastDiscoveryCore", "CastMedia", "CastChannels", "CastMetadata", "CastProcess",
                            "CastDeviceProfiles", "CastJSON", "CastConversion"],
             path: "Examples/CastctlKit", swiftSettings: strictSettings),
         .target(
@@ -210,8 +249,8 @@ let package = Package(
             path: "Examples/ChatChannel", swiftSettings: strictSettings),
         .executableTarget(
             name: "castctl",
-            dependencies: [
-                "CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
+            dependencies: ["CastDiscoveryCore", 
+                "CastCore", "CastTLS", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
                 "CastReceiver", "ChatChannel", "CastMirroring", "CastStreaming", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
                 "CastMPRIS", "CastctlKit", "CastorVersion", "CastConversion", "CastDeviceProfiles", "CastHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -220,7 +259,7 @@ let package = Package(
             path: "Examples/castctl", swiftSettings: strictSettings),
         .executableTarget(
             name: "cast-receiver",
-            dependencies: ["CastReceiver", "CastDiscovery", "CastJSON", "CastTransport", "CastorVersion",
+            dependencies: ["CastReceiver", "CastDiscovery", "CastJSON", "CastTLS", "CastStreaming", "CastDeviceProfiles", "CastorVersion",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/cast-receiver", exclude: ["pychromecast_smoke.py"], swiftSettings: strictSettings),
@@ -228,7 +267,7 @@ let package = Package(
         // The Audio Cast sample: AudioCastKit holds the library and commands (shared by the program and its tests).
         .target(
             name: "AudioCastKit",
-            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastMetadata", "CastPodcast", "CastReceiver", "CastDiscovery",
+            dependencies: ["CastMedia", "CastDownload", "CastorIntents", "Castor", "CastIntents", "CastMetadata", "CastPodcast", "CastReceiver", "CastDiscovery",
                            "CastJSON",
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/AudioCast/AudioCastKit", swiftSettings: strictSettings),
@@ -241,7 +280,7 @@ let package = Package(
         // MARK: Benchmarks (`make bench`, release mode; not part of `make test`)
         .executableTarget(
             name: "castor-bench",
-            dependencies: ["CastTransport", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastReceiver"] + nio
+            dependencies: ["CastCore", "CastTLS", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastReceiver"] + nio
                 + [.product(name: "NIOEmbedded", package: "swift-nio")],
             path: "Tests/Benchmarks/CastorBench", swiftSettings: strictSettings),
 
@@ -250,7 +289,7 @@ let package = Package(
             // Runs the built castctl and cast-receiver programs (found next to the test bundle; `swift build --build-tests`
             // builds them). Not declared as dependencies: a test target that depends on an executable makes SwiftPM
             // build it as a host tool, which drags swift-protobuf's C++ protoc into the build.
-            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTransport", "CastChannels", "ChatChannel"],
+            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTLS", "CastChannels", "ChatChannel"],
             path: "Tests/InteropTests",
             exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py", "mpris_other_sender.py",
                       "cast_sender_driver.py", "udp_lossy_relay.py", "announce_peer.py", "cast_convert_driver.py", "page_video_driver.py",
@@ -259,32 +298,32 @@ let package = Package(
         .testTarget(name: "CastProcessTests", dependencies: ["CastProcess"], path: "Tests/CastProcessTests"),
         .testTarget(name: "CastDeviceProfilesTests", dependencies: ["CastDeviceProfiles"], path: "Tests/CastDeviceProfilesTests"),
         .testTarget(
-            name: "CastMirroringTests", dependencies: ["CastMirroring", "CastStreaming", "CastChannels", "CastTransport", "CastReceiver",
-                                                       "CastJSON", "CastTestSupport"],
+            name: "CastMirroringTests", dependencies: ["CastMirroring", "CastStreaming", "CastJSON", "CastTestSupport"],
             path: "Tests/CastMirroringTests"),
         .testTarget(
-            name: "CastStreamingTests", dependencies: ["CastStreaming", "CastJSON", "CastTestSupport"],
+            name: "CastStreamingTests", dependencies: ["CastStreaming", "CastTestSupport"],
             path: "Tests/CastStreamingTests", exclude: ["OpenScreen"]),
         .testTarget(
             name: "CastTransportTests",
-            dependencies: ["CastTestSupport", "CastTransport", "CastJSON", .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
+            dependencies: ["CastTestSupport", "CastTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf"), .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
             // OpenScreen/ holds Google's device-authentication test data, read from the source tree by the tests.
             path: "Tests/CastTransportTests", exclude: ["OpenScreen"]),
         .testTarget(
-            name: "CastChannelsTests", dependencies: ["CastChannels", "CastTransport", "CastJSON", "CastTestSupport"] + nio,
+            name: "CastChannelsTests", dependencies: ["CastChannels", "CastCore", "CastTLS", "CastJSON", "CastTestSupport"] + nio,
             path: "Tests/CastChannelsTests"),
         .testTarget(name: "CastXMLTests", dependencies: ["CastTestSupport", "CastXML"], path: "Tests/CastXMLTests"),
-        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastPodcast", "CastJSON", "CastXML", "CastTestSupport"], path: "Tests/CastMetadataTests"),
+        .testTarget(name: "CastDownloadTests", dependencies: ["CastDownload", "CastTestSupport"], path: "Tests/CastDownloadTests"),
+        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastPodcast", "CastJSON", "CastXML"], path: "Tests/CastMetadataTests"),
         // A scripted media receiver and harness shared by the media and queue tests.
         .target(
             name: "CastMediaTestSupport",
-            dependencies: ["CastMedia", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport"],
+            dependencies: ["CastMedia", "CastChannels", "CastCore", "CastJSON", "CastTestSupport"],
             path: "Tests/CastMediaTestSupport"),
-        .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastMediaTests"),
-        .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastTransport", "CastMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastQueueTests"),
+        .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastCore", "CastTLS", "CastMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastMediaTests"),
+        .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastCore", "CastMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastQueueTests"),
         .testTarget(
             name: "CastDiscoveryTests",
-            dependencies: ["CastDiscovery", "CastKnownHosts", "CastDIAL", "CastTransport", "CastJSON", "CastTestSupport"],
+            dependencies: ["CastDiscovery", "CastHTTP", "CastDiscoveryCore", "CastKnownHosts", "CastDIAL", "CastTLS", "CastJSON", "CastTestSupport"],
             path: "Tests/CastDiscoveryTests"),
         // A sender on the public Cast façade alone, driven through the fault lab's cases (FaultLabFacadeTests).
         .executableTarget(
@@ -296,7 +335,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "CastReceiverTests",
-            dependencies: ["CastReceiver", "CastChannels", "CastTransport", "CastJSON", "CastTestSupport",
+            dependencies: ["CastReceiver", "CastChannels", "CastCore", "CastTLS", "CastStreaming", .product(name: "Logging", package: "swift-log"), "CastJSON", "CastTestSupport",
                            "CastMedia", "CastQueue", "CastHTTP", "CastDeviceProfiles",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
@@ -311,39 +350,38 @@ let package = Package(
             path: "Tests/CastIntentsDurabilityChild", swiftSettings: strictSettings),
         .testTarget(
             name: "CastorTests",
-            dependencies: ["Castor", "CastMultizone", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
-                           "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport"],
+            dependencies: ["Castor", "CastReceiver", "CastDiscoveryCore", "CastChannels", "CastMedia", "CastQueue",
+                           "CastMetadata", "CastCore", "CastTLS", "CastJSON", "CastTestSupport"],
             path: "Tests/CastorTests"),
         .testTarget(
             name: "CastorIntentsTests",
-            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastReceiver", "CastDiscovery", "CastQueue", "CastMedia",
-                           "CastMetadata", "CastJSON", "CastTestSupport"],
+            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastReceiver", "CastDiscoveryCore", "CastQueue", "CastMetadata", "CastJSON", "CastTestSupport"],
             path: "Tests/CastorIntentsTests"),
         .testTarget(
             // Also runs the built `audiocast` program (found next to the test bundle, like InteropTests).
             name: "AudioCastKitTests",
-            dependencies: ["AudioCastKit", "CastorIntents", "Castor", "CastIntents", "CastPodcast", "CastJSON", "CastTestSupport"],
+            dependencies: ["AudioCastKit", "CastIntents", "CastJSON", "CastTestSupport"],
             path: "Tests/AudioCastKitTests"),
         .testTarget(
             name: "CastMultizoneTests",
-            dependencies: ["CastMultizone", "CastChannels", "CastJSON", "CastTransport", "CastReceiver", "CastTestSupport"],
+            dependencies: ["CastMultizone", "CastChannels", "CastJSON", "CastCore", "CastReceiver", "CastTestSupport"],
             path: "Tests/CastMultizoneTests"),
         .testTarget(
-            name: "CastMediaServerTests", dependencies: ["CastMediaServer", "CastTestSupport"] + nio,
+            name: "CastMediaServerTests",
+            dependencies: ["CastMediaServer", "CastTestSupport", .product(name: "NIOHTTP1", package: "swift-nio")],
             path: "Tests/CastMediaServerTests"),
         .testTarget(
             name: "CastctlKitTests",
-            dependencies: ["CastctlKit", "Castor", "CastReceiver", "CastDiscovery", "CastChannels", "CastMedia", "CastQueue",
-                           "CastMetadata", "CastTransport", "CastJSON", "CastTestSupport", "CastDeviceProfiles", "CastConversion"],
+            dependencies: ["CastctlKit", "Castor", "CastReceiver", "CastDiscoveryCore", "CastChannels", "CastMedia", "CastMetadata", "CastTLS", "CastJSON", "CastTestSupport", "CastDeviceProfiles", "CastConversion"],
             path: "Tests/CastctlKitTests", exclude: ["YTDLP"]),
         .testTarget(
             name: "CastConversionTests",
-            dependencies: ["CastConversion", "CastDeviceProfiles", "CastMediaServer", "CastJSON", "CastTestSupport"],
+            dependencies: ["CastConversion", "CastDeviceProfiles", "CastMediaServer", "CastTestSupport"],
             path: "Tests/CastConversionTests"),
         .testTarget(
             name: "CastMPRISTests",
-            dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscovery", "CastTransport",
-                           "CastJSON", "CastTestSupport"],
+            dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscoveryCore", "CastCore",
+                           "CastTestSupport"],
             path: "Tests/CastMPRISTests"),
     ]
 )

@@ -1,4 +1,4 @@
-import CastDiscovery
+import CastDiscoveryCore
 
 /// The device a castctl command talks to, and where that choice came from.
 ///

@@ -1,4 +1,4 @@
-import CastDiscovery
+import CastDiscoveryCore
 import Foundation
 
 /// How castctl names a device: a friendly name or a UUID (found through discovery), or an address.

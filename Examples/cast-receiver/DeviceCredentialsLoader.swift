@@ -1,4 +1,4 @@
-import CastTransport
+import CastTLS
 import Foundation
 
 /// The device-authentication credentials `cast-receiver` answers challenges with, and the test root

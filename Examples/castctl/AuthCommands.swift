@@ -1,6 +1,6 @@
 import ArgumentParser
 import CastJSON
-import CastTransport
+import CastTLS
 import Foundation
 
 /// `castctl auth`: Cast device authentication for people debugging a device and for scripted conformance checks.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CastJSON
-import CastTransport
+import CastTLS
 import Foundation
 
 /// `castctl auth show HOST`: connect, challenge, and print what the device answered and the verdict.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CastConversion
 import CastDeviceProfiles
-import CastDiscovery
+import CastDiscoveryCore
 import CastHTTP
 import CastJSON
 import CastMedia

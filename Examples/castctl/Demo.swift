@@ -5,7 +5,7 @@ import CastMedia
 import CastMetadata
 import CastQueue
 import CastReceiver
-import CastTransport
+import CastTLS
 import ChatChannel
 import Foundation
 

@@ -1,8 +1,8 @@
 import ArgumentParser
-import CastDiscovery
+import CastDiscoveryCore
 import CastKnownHosts
 import CastMPRIS
-import CastTransport
+import CastCore
 import Castor
 import Foundation
 import Synchronization

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CastChannels
 import CastJSON
-import CastTransport
+import CastTLS
 import Castor
 import CastctlKit
 import Foundation

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CastChannels
 import CastJSON
-import CastTransport
+import CastCore
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show the receiver status.")

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CastChannels
-import CastDiscovery
+import CastDiscoveryCore
 import CastJSON
 import CastMedia
 import CastctlKit

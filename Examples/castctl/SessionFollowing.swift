@@ -3,7 +3,7 @@ import CastChannels
 import CastDiscovery
 import CastJSON
 import CastMedia
-import CastTransport
+import CastTLS
 import Castor
 import CastctlKit
 import Foundation

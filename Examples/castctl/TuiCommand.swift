@@ -1,9 +1,9 @@
 import ArgumentParser
-import CastDiscovery
+import CastDiscoveryCore
 import CastMedia
 import CastMetadata
 import CastReceiver
-import CastTransport
+import CastCore
 import Castor
 import Foundation
 import Synchronization

@@ -1,4 +1,4 @@
-import CastDiscovery
+import CastDiscoveryCore
 import CastMPRIS
 import Castor
 import Synchronization

@@ -2,7 +2,7 @@ import ArgumentParser
 import CastChannels
 import CastJSON
 import CastMedia
-import CastTransport
+import CastTLS
 import Castor
 import Foundation
 

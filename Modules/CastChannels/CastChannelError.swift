@@ -1,5 +1,5 @@
 public import CastJSON
-public import CastTransport
+public import CastCore
 
 /// Why a channel operation failed.
 ///

@@ -1,5 +1,5 @@
 public import CastJSON
-public import CastTransport
+public import CastCore
 import Synchronization
 
 /// A message received on a channel.

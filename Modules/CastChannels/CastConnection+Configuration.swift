@@ -1,4 +1,4 @@
-public import CastTransport
+public import CastCore
 
 /// How a ``CastConnection`` behaves.
 public struct CastConnectionConfiguration: Sendable {

@@ -1,9 +1,10 @@
-import CastTransport
+import CastCore
 import Foundation
 
 extension CastConnection {
-    /// Sends the device-authentication challenge as the first message and checks the answer,
-    /// following ``CastConnectionConfiguration/deviceAuthPolicy``.
+    /// Sends the device-authentication challenge as the first message and checks the answer with
+    /// ``deviceVerifier``, following ``CastConnectionConfiguration/deviceAuthPolicy``. Without a
+    /// verifier or a peer certificate (a transport without TLS) there is nothing to check.
     ///
     /// The exchange is an input of the connection's state machine: it ends with the answer, with its
     /// deadline (the smaller of ``CastConnectionConfiguration/deviceAuthTimeout`` and what is left
@@ -17,9 +18,8 @@ extension CastConnection {
     ///   connection is closed by the caller then.
     func authenticateDevice(until deadline: Duration) async throws(CastChannelError) {
         let policy = configuration.deviceAuthPolicy
-        guard policy.mode != .off, let peerCertificateDER else { return }
-        let authenticator = CastDeviceAuthenticator(trustStore: configuration.deviceAuthTrustStore, policy: policy)
-        let challenge = authenticator.makeChallenge()
+        guard policy.mode != .off, let peerCertificateDER, let verifier = deviceVerifier else { return }
+        let challenge = verifier.makeChallenge()
         let reply = ReplyPromise<Machine.DeviceAuthEnd>()
         var message = challenge.message
         message.sourceId = configuration.senderId
@@ -43,7 +43,9 @@ extension CastConnection {
         case .unanswered: answer = nil
         case .failed(let error): throw error
         }
-        let status = authenticator.evaluate(reply: answer, to: challenge, peerCertificateDER: peerCertificateDER, now: Date())
+        let status = verifier.evaluate(
+            reply: answer, to: challenge, peerCertificateDER: peerCertificateDER, trustStore: configuration.deviceAuthTrustStore,
+            policy: policy, now: Date())
         perform(machine { $0.deviceAuthChecked(status) })
         switch status {
         case .verified(let result): logger.debug("Device is genuine: \(result.deviceCommonName)")

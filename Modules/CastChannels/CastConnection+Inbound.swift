@@ -1,5 +1,5 @@
 import CastJSON
-import CastTransport
+import CastCore
 
 extension CastConnection {
     /// One event from the transport, on its I/O thread.

@@ -1,5 +1,5 @@
 import CastJSON
-import CastTransport
+import CastCore
 
 extension CastConnection {
     /// Adds a channel plugin. It connects as soon as its app runs (at once for platform channels

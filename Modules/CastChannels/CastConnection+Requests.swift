@@ -1,5 +1,5 @@
 public import CastJSON
-import CastTransport
+import CastCore
 
 extension CastConnection {
     /// Sends `json` with a fresh `requestId` to `destinationId` on `namespace` and waits for the reply.

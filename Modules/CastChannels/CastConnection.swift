@@ -1,5 +1,5 @@
 internal import CastJSON
-public import CastTransport
+public import CastCore
 public import Logging
 import Synchronization
 
@@ -86,6 +86,9 @@ public final class CastConnection: Sendable {
     public let transport: any CastTransport
     /// The device's TLS certificate (DER), which device authentication binds to; `nil` for transports without TLS.
     public let peerCertificateDER: [UInt8]?
+    /// The device-authentication check (see ``CastConnectionConfiguration/deviceAuthPolicy``); `nil`
+    /// when the transport offers none and none was given, and the device is then not checked.
+    public let deviceVerifier: (any CastDeviceVerifier)?
     /// The configuration.
     public let configuration: CastConnectionConfiguration
     /// The logger.
@@ -107,15 +110,20 @@ public final class CastConnection: Sendable {
     ///   - peerCertificateDER: the device's TLS certificate for device authentication; the
     ///     transport's `peerCertificateDER` by default. Without one, device
     ///     authentication is skipped.
+    ///   - deviceVerifier: the device-authentication check; the transport's `deviceVerifier` by
+    ///     default (a `TLSCastTransport` offers Google's checks). Without one, device
+    ///     authentication is skipped.
     public init(
         transport: any CastTransport,
         configuration: CastConnectionConfiguration = .default,
         clock: some Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "castor.connection"),
-        peerCertificateDER: [UInt8]? = nil
+        peerCertificateDER: [UInt8]? = nil,
+        deviceVerifier: (any CastDeviceVerifier)? = nil
     ) {
         self.transport = transport
         self.peerCertificateDER = peerCertificateDER ?? transport.peerCertificateDER
+        self.deviceVerifier = deviceVerifier ?? transport.deviceVerifier
         self.configuration = configuration
         self.logger = logger
         let timer = CastTimer(clock)
@@ -261,7 +269,7 @@ public final class CastConnection: Sendable {
                 break
             case .deliver(let handle, let link, let message):
                 // Deliveries come from ``inbound(_:)``, called where the transport delivers its messages:
-                // on its task executor when it has one (``CastTransport/taskExecutor``), where a plugin
+                // on its task executor when it has one (`CastTransport.taskExecutor`), where a plugin
                 // that runs on the connection's thread has its task too. Nothing of that plugin runs
                 // meanwhile, and when nothing is queued for it the message can be handed over at once, in order.
                 let context = context(handle, link)

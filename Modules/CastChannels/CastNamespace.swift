@@ -1,4 +1,4 @@
-internal import CastTransport
+internal import CastCore
 
 /// The name of a Cast channel, such as `urn:x-cast:com.example.chat`.
 ///

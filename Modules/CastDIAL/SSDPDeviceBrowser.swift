@@ -1,4 +1,5 @@
-import CastDiscovery
+import CastDiscoveryCore
+import CastHTTP
 import Foundation
 import NIOCore
 import NIOPosix

@@ -1,4 +1,4 @@
-import CastDiscovery
+import CastDiscoveryCore
 /// A response to an SSDP M-SEARCH (`HTTP/1.1 200 OK` over UDP), as DIAL devices send it.
 package struct SSDPResponse: Sendable, Hashable {
     /// The largest datagram accepted.

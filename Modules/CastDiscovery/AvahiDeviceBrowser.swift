@@ -5,12 +5,12 @@ import Synchronization
 /// Browses `_googlecast._tcp` over mDNS through avahi-daemon (the native avahi-client API on a
 /// threaded poll).
 ///
-/// Every service instance is resolved and its TXT record read into a ``CastDevice``; resolvers
+/// Every service instance is resolved and its TXT record read into a `CastDevice`; resolvers
 /// stay open, so a changed TXT record (a new `rs` when an app starts) or a new address/port (a
-/// group whose leader moved) arrives as ``DeviceBrowserEvent/updated(_:)``. Services with a
-/// malformed TXT record are skipped with a ``DiscoveryDiagnostic/Code/malformedRecord``
+/// group whose leader moved) arrives as `DeviceBrowserEvent.updated(_:)`. Services with a
+/// malformed TXT record are skipped with a `DiscoveryDiagnostic.Code.malformedRecord`
 /// diagnostic. When avahi-daemon is not running the browser reports
-/// ``DiscoveryDiagnostic/Code/avahiDaemonNotRunning`` and starts browsing as soon as the daemon
+/// `DiscoveryDiagnostic.Code.avahiDaemonNotRunning` and starts browsing as soon as the daemon
 /// appears; when it stops, its devices are removed.
 public final class AvahiDeviceBrowser: DeviceBrowser {
     /// What to browse and where.
@@ -20,7 +20,7 @@ public final class AvahiDeviceBrowser: DeviceBrowser {
         /// Which address families to browse and resolve.
         public var protocols: IPProtocols
         /// An App ID whose DNS-SD subtype (`_<APPID>._sub._googlecast._tcp`) is browsed as well;
-        /// devices found through it list the App ID in ``CastDevice/applicationIDs``.
+        /// devices found through it list the App ID in `CastDevice.applicationIDs`.
         public var applicationID: String?
         /// The service type, `_googlecast._tcp`.
         public var serviceType: String
@@ -59,7 +59,7 @@ public final class AvahiDeviceBrowser: DeviceBrowser {
         self.configuration = configuration
     }
 
-    /// See ``DeviceBrowser/start()``.
+    /// See `DeviceBrowser.start()`.
     public func start() async {
         let created: AvahiBrowserCore? = core.withLock { current in
             guard current == nil else { return nil }
@@ -71,7 +71,7 @@ public final class AvahiDeviceBrowser: DeviceBrowser {
         created?.begin()
     }
 
-    /// See ``DeviceBrowser/stop()``.
+    /// See `DeviceBrowser.stop()`.
     public func stop() async {
         let old = core.withLock { current -> AvahiBrowserCore? in
             defer { current = nil }
@@ -81,11 +81,11 @@ public final class AvahiDeviceBrowser: DeviceBrowser {
         hub.finish(removingDevices: true)
     }
 
-    /// See ``DeviceBrowser/events()``.
+    /// See `DeviceBrowser.events()`.
     public func events() -> AsyncStream<DeviceBrowserEvent> { hub.events() }
-    /// See ``DeviceBrowser/devices``.
+    /// See `DeviceBrowser.devices`.
     public var devices: [CastDevice] { hub.devices }
-    /// See ``DeviceBrowser/diagnostics``.
+    /// See `DeviceBrowser.diagnostics`.
     public var diagnostics: [DiscoveryDiagnostic] { hub.diagnostics }
 
     deinit {

@@ -22,7 +22,7 @@ public final class CastServicePublisher: Sendable {
         public var interface: String?
         /// The service type, `_googlecast._tcp`.
         public var serviceType: String
-        /// The most alternative names tried before giving up with ``CastDiscoveryError/Code/collision``.
+        /// The most alternative names tried before giving up with `CastDiscoveryError.Code.collision`.
         public var maxCollisions: Int
         /// Creates a configuration.
         public init(interface: String? = nil, serviceType: String = "_googlecast._tcp", maxCollisions: Int = 16) {
@@ -46,9 +46,9 @@ public final class CastServicePublisher: Sendable {
     /// and returns once avahi-daemon confirmed the registration. Replaces an earlier publication.
     ///
     /// - Returns: the registered instance name (differs from `name` after a collision).
-    /// - Throws: ``CastDiscoveryError`` — ``CastDiscoveryError/Code/daemonUnavailable``,
-    ///   ``CastDiscoveryError/Code/busUnavailable``, ``CastDiscoveryError/Code/collision``,
-    ///   ``CastDiscoveryError/Code/invalidArgument`` (bad name or port) or ``CastDiscoveryError/Code/avahi``.
+    /// - Throws: `CastDiscoveryError` — `CastDiscoveryError.Code.daemonUnavailable`,
+    ///   `CastDiscoveryError.Code.busUnavailable`, `CastDiscoveryError.Code.collision`,
+    ///   `CastDiscoveryError.Code.invalidArgument` (bad name or port) or `CastDiscoveryError.Code.avahi`.
     @discardableResult
     public func publish(name: String, port: Int, txt: CastTXTRecord, subtypes applicationIDs: [String] = [])
         async throws(CastDiscoveryError) -> String
@@ -87,7 +87,7 @@ public final class CastServicePublisher: Sendable {
 
     /// Replaces the TXT record of the published service (e.g. a new `rs` when an app starts).
     ///
-    /// - Throws: ``CastDiscoveryError/Code/avahi`` when nothing is published or Avahi refuses.
+    /// - Throws: `CastDiscoveryError.Code.avahi` when nothing is published or Avahi refuses.
     public func update(txt: CastTXTRecord) async throws(CastDiscoveryError) {
         guard let current = core.withLock({ $0 }) else {
             throw CastDiscoveryError(code: .avahi, message: "nothing is published")

@@ -1,4 +1,4 @@
-import CastDiscovery
+import CastDiscoveryCore
 import Synchronization
 
 /// Probes a list of `host[:port]` periodically and reports the Cast devices that answer.

@@ -1,7 +1,8 @@
 import CastChannels
-import CastDiscovery
+import CastDiscoveryCore
+import CastHTTP
 import CastJSON
-import CastTransport
+import CastTLS
 import Foundation
 
 /// Probes a known host the way a sender would: TLS to the Cast port, CONNECT, and a receiver

@@ -1,6 +1,6 @@
 import CastJSON
 import CastStreaming
-import CastTransport
+import CastTLS
 import Foundation
 import Logging
 import NIOCore

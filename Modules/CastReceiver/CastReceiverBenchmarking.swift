@@ -1,4 +1,4 @@
-import CastTransport
+import CastCore
 
 /// The emulated receiver's protocol logic alone, without sockets, tasks or clocks: for the benchmark
 /// that counts the instructions a request costs the receiver (`castor-bench seek-work` under

@@ -1,5 +1,5 @@
 import CastDeviceProfiles
-import CastTransport
+import CastTLS
 import Foundation
 
 /// Everything that describes an emulated Cast device and how strict and fast it is.

@@ -1,4 +1,4 @@
-import CastTransport
+import CastTLS
 import NIOCore
 
 /// Accepts sender sockets for a ``CastReceiver``.

@@ -1,5 +1,5 @@
 public import CastJSON
-public import CastTransport
+public import CastCore
 import Foundation
 import Synchronization
 
@@ -32,7 +32,7 @@ public final class ScriptedCastPeer: Sendable {
     public let transport: any CastTransport
     private let state = Mutex(State())
 
-    /// Creates a peer on `transport` (usually the second end of `InMemoryCastTransport.pair()`, in CastTransport).
+    /// Creates a peer on `transport` (usually the second end of `InMemoryCastTransport.pair()`, in CastCore).
     public init(transport: any CastTransport) {
         self.transport = transport
     }

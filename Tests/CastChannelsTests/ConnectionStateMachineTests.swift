@@ -1,6 +1,6 @@
 import CastJSON
 import Foundation
-import CastTransport
+import CastCore
 import Testing
 
 @testable import CastChannels

@@ -1,6 +1,6 @@
 import CastJSON
 import CastTestSupport
-import CastTransport
+import CastCore
 import Synchronization
 import Testing
 

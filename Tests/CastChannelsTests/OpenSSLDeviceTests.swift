@@ -1,5 +1,5 @@
 import CastTestSupport
-import CastTransport
+import CastTLS
 import Foundation
 import NIOPosix
 import Testing

@@ -1,6 +1,6 @@
 import CastJSON
 import CastTestSupport
-import CastTransport
+import CastTLS
 import Foundation
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import CastJSON
-import CastTransport
+import CastCore
 import Testing
 
 @_spi(Fuzzing) @testable import CastChannels

@@ -1,6 +1,6 @@
 import CastJSON
 import CastTestSupport
-import CastTransport
+import CastTLS
 import Foundation
 import Testing
 
@@ -17,7 +17,7 @@ struct StartBudgetTests {
             transport: transport,
             configuration: .init(heartbeatInterval: .seconds(60), livenessTimeout: .seconds(120),
                                  requestTimeout: requestTimeout, deviceAuthTimeout: deviceAuthTimeout),
-            clock: clock, peerCertificateDER: [0x30, 0x00])
+            clock: clock, peerCertificateDER: [0x30, 0x00], deviceVerifier: CastGenuineDeviceVerifier())
     }
 
     static func waitForSleeper(at offset: Duration, on clock: ManualClock) async {

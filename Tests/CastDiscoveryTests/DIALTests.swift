@@ -4,6 +4,7 @@ import Testing
 
 @testable import CastDIAL
 @testable import CastDiscovery
+@testable import CastDiscoveryCore
 
 let realDescription = """
     <?xml version="1.0"?>

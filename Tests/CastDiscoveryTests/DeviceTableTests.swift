@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastDiscovery
+@testable import CastDiscoveryCore
 
 func makeDevice(_ id: String = "0123456789abcdef0123456789abcdef", name: String = "TV", address: String = "10.0.0.5",
                 port: Int = 8009, source: DiscoverySource = .mdns, status: String? = nil) -> CastDevice {

@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 @testable import CastDIAL
-import CastDiscovery
+import CastDiscoveryCore
+import CastHTTP
 
 /// The GET discovery uses for DIAL descriptions and `eureka_info` (one bounded GET on SwiftNIO, shared
 /// with the emulated receiver's fetcher), against real servers on loopback: Python's `http.server`

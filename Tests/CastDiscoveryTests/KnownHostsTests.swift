@@ -1,11 +1,11 @@
 import Foundation
 import CastJSON
 import CastTestSupport
-import CastTransport
+import CastTLS
 import Synchronization
 import Testing
 
-@testable import CastDiscovery
+@testable import CastDiscoveryCore
 @testable import CastKnownHosts
 
 /// A prober answering from a script the test changes.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CastDiscovery
+@testable import CastDiscoveryCore
 
 /// Real mDNS and SSDP between two network namespaces (scripts/lab/castlab.sh). Root only: CI
 /// runs these as root; elsewhere they are skipped with the reason.

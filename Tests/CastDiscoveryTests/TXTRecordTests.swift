@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @_spi(Fuzzing) import CastDIAL
-@_spi(Fuzzing) @testable import CastDiscovery
+@_spi(Fuzzing) @testable import CastDiscoveryCore
 
 /// A real Google Home Mini TXT record (avahi-browse capture, cast-protocol.md §6.1).
 let homeMiniTXT: [(key: String, value: String)] = [

@@ -1,9 +1,9 @@
 @testable import CastMPRIS
-import CastDiscovery
+import CastDiscoveryCore
 import CastMedia
 import CastReceiver
 import CastTestSupport
-import CastTransport
+import CastCore
 import Castor
 import Foundation
 import Synchronization

@@ -1,8 +1,8 @@
 @testable import CastMPRIS
-import CastDiscovery
+import CastDiscoveryCore
 import CastReceiver
 import CastTestSupport
-import CastTransport
+import CastCore
 import Castor
 import Dispatch
 import Foundation

@@ -3,7 +3,7 @@ import CastChannels
 import CastJSON
 import CastMetadata
 import CastTestSupport
-import CastTransport
+import CastCore
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 import CastChannels
 import CastJSON
 import CastTestSupport
-import CastTransport
+import CastTLS
 import Foundation
 import Testing
 

@@ -3,7 +3,7 @@ import CastJSON
 import CastMultizone
 import CastReceiver
 import CastTestSupport
-import CastTransport
+import CastCore
 import Foundation
 import Testing
 

@@ -2,7 +2,7 @@ import CastMediaTestSupport
 import CastJSON
 import CastMedia
 import CastChannels
-import CastTransport
+import CastCore
 import Testing
 
 @testable import CastQueue

@@ -1,4 +1,4 @@
-@testable import CastTransport
+@testable import CastTLS
 import Foundation
 import SwiftProtobuf
 import Testing

@@ -1,7 +1,7 @@
 import CastDeviceProfiles
 import CastJSON
 import CastTestSupport
-import CastTransport
+import CastTLS
 import Foundation
 import Testing
 @testable import CastReceiver

@@ -1,5 +1,5 @@
 import CastJSON
-import CastTransport
+import CastCore
 import Testing
 
 @testable import CastReceiver

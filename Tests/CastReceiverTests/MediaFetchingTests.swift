@@ -1,6 +1,6 @@
 import CastJSON
 import CastTestSupport
-import CastTransport
+import CastCore
 import Foundation
 import Testing
 @testable import CastReceiver

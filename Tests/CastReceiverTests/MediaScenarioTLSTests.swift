@@ -2,7 +2,7 @@ import CastChannels
 import CastJSON
 import CastMedia
 import CastQueue
-import CastTransport
+import CastTLS
 import Foundation
 import Testing
 @testable import CastReceiver

@@ -1,5 +1,5 @@
 import CastJSON
-import CastTransport
+import CastCore
 import Testing
 
 /// A bare-bones sender for tests: sends JSON on any namespace and reads what comes back in order.

@@ -6,7 +6,7 @@ import NIOEmbedded
 import Synchronization
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// The listening side's guard against running out of file descriptors, driven on an embedded
 /// channel (NIO's manual clock): it holds an accept back while no more than the reserve is free,

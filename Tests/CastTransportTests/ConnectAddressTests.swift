@@ -3,7 +3,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// `TLSCastTransport.connect` connects to an address as it is, and sends a name through NIO's resolver.
 /// Both paths end in the same transport, and a refused connection reads as refused on both.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Fuzzing) @testable import CastTransport
+@_spi(Fuzzing) @testable import CastTLS
 
 @Suite("Device-auth fuzz entry point", .serialized)
 struct DeviceAuthFuzzTests {

@@ -3,7 +3,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// Answers device-auth challenges arriving as `CastMessage`s with `credentials`, signing over `tlsCertificateDER`.
 private final class DeviceAuthResponderHandler: ChannelInboundHandler {

@@ -2,7 +2,7 @@ import CastTestSupport
 import Foundation
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// The path checks Google's test data does not reach, on chains OpenSSL makes (an independent X.509 encoder):
 /// policy mappings to or from anyPolicy, DNS name constraints (checked through GnuTLS), and name-constraint

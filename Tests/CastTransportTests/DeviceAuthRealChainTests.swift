@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// A real Chromecast Audio certificate chain (public test data of Chromium): device certificate
 /// `CN=4ZZDZJ FA8FCA7EFE3C` (sha1WithRSA, EKU clientAuth, audio-only policy) issued by

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 @Suite("The embedded public Cast root certificates")
 struct DeviceAuthRootCertificateTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// Shared device-auth fixtures: one test authority, one genuine device, one TLS certificate
 /// (RSA generation is the slow part, so they are made once).

@@ -2,7 +2,7 @@ import Foundation
 import SwiftProtobuf
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 @Suite("Device authentication: challenge, response and verification")
 struct DeviceAuthVerificationTests {

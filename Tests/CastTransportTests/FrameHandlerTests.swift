@@ -3,7 +3,7 @@ import NIOEmbedded
 import Synchronization
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// `CastFrameHandler`, the socket pipeline's last handler, in an embedded channel: what the transport's
 /// core is handed, in what order, and how an error ends it.

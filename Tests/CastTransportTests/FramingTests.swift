@@ -5,7 +5,7 @@ import NIOEmbedded
 import Synchronization
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 @Suite("Framing")
 struct FramingTests {

@@ -3,7 +3,7 @@ import NIOEmbedded
 import Synchronization
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// The bounded inbound queue of socket transports: reading stops while decoded messages wait for
 /// the consumer beyond the limit, and the consumer's pulls reopen it.

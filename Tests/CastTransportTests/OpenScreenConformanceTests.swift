@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// Device authentication against the test data Google's own Cast implementations must pass (Open Screen,
 /// `test/data/cast/common/certificate/`; see `OpenScreen/README.md`). Expected results come from that data

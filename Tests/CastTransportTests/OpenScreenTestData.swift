@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// Google's Open Screen device-authentication test data, committed under `OpenScreen/` (see its README.md
 /// for origin, commit and licence): the device-certificate test suite converted to JSON, real and crafted

@@ -4,7 +4,7 @@ import Dispatch
 import Synchronization
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// Messages reach the device in the order `send` was called, whichever threads call it; the
 /// device here is OpenSSL (`Tests/Peers/openssl_peer.py`), which reads the frames off the wire.

@@ -5,7 +5,7 @@ import NIOPosix
 import Synchronization
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 extension OpenSSLPeer {
     /// Why the conformance tests are skipped when no Python is found.

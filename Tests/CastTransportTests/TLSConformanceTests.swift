@@ -2,7 +2,7 @@ import CastTestSupport
 import NIOCore
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// Our GnuTLS client and server against OpenSSL (Python's `ssl` over memory BIOs on a real socket,
 /// `Tests/Peers/openssl_peer.py`), TLS 1.2 and 1.3: session tickets, KeyUpdate, records split and

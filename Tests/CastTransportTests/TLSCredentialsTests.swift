@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 @Suite("TLSCredentials")
 struct TLSCredentialsTests {

@@ -2,7 +2,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// Records user events and errors on an `EmbeddedChannel`, passing reads on to `readInbound`.
 final class TLSEventRecorder: ChannelInboundHandler {

@@ -3,7 +3,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 @Suite("GnuTLS over real loopback sockets", .timeLimit(.minutes(2)))
 struct TLSLoopbackTests {

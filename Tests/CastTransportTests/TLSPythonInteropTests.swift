@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 /// Python's `ssl` module (what pychromecast uses) as a client of the GnuTLS server.
 @Suite("GnuTLS server interop with Python ssl", .timeLimit(.minutes(2)))

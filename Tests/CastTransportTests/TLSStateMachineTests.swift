@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 @Suite("TLS connection state machine")
 struct TLSStateMachineTests {

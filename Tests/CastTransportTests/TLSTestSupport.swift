@@ -3,7 +3,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@testable import CastTransport
+@testable import CastTLS
 
 #if canImport(Glibc)
 import Glibc

@@ -1,11 +1,11 @@
 import CastChannels
-import CastDiscovery
+import CastDiscoveryCore
 import CastJSON
 import CastMedia
 import CastMetadata
 import CastReceiver
 import CastTestSupport
-import CastTransport
+import CastTLS
 import CastctlKit
 import Castor
 import Foundation

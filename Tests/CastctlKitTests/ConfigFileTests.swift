@@ -1,5 +1,5 @@
 import CastctlKit
-import CastDiscovery
+import CastDiscoveryCore
 import Foundation
 import Testing
 

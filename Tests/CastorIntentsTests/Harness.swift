@@ -1,4 +1,4 @@
-import CastDiscovery
+import CastDiscoveryCore
 import CastIntents
 import CastJSON
 import CastMetadata

@@ -1,9 +1,9 @@
 import CastChannels
-import CastDiscovery
+import CastDiscoveryCore
 import CastMedia
 import CastReceiver
 import CastTestSupport
-import CastTransport
+import CastCore
 import Foundation
 import Synchronization
 import Testing

@@ -1,7 +1,7 @@
-import CastDiscovery
+import CastDiscoveryCore
 import CastJSON
 import CastTestSupport
-import CastTransport
+import CastCore
 import Foundation
 import Synchronization
 import Testing

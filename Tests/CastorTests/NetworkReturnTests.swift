@@ -1,4 +1,4 @@
-import CastDiscovery
+import CastDiscoveryCore
 import CastTestSupport
 import Foundation
 import Synchronization

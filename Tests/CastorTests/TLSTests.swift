@@ -1,7 +1,7 @@
-import CastDiscovery
+import CastDiscoveryCore
 import CastReceiver
 import CastTestSupport
-import CastTransport
+import CastTLS
 import Foundation
 import Testing
 @testable import Castor

@@ -1,6 +1,6 @@
 import CastJSON
 import CastReceiver
-import CastTransport
+import CastTLS
 import Foundation
 import Testing
 

@@ -1,6 +1,6 @@
 import CastChannels
 import CastReceiver
-import CastTransport
+import CastTLS
 import ChatChannel
 import Testing
 

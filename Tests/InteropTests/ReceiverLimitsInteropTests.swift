@@ -1,5 +1,5 @@
 import CastTestSupport
-import CastTransport
+import CastTLS
 import Foundation
 import Testing
 

@@ -26,12 +26,12 @@ let package = Package(
             dependencies: [
                 .product(name: "CastChannels", package: castor),
                 .product(name: "CastMedia", package: castor),
-                .product(name: "CastTransport", package: castor),
+                .product(name: "CastTLS", package: castor),
             ]),
         // Castor's article "Your first Cast program".
         .executableTarget(
             name: "first-cast-program",
-            dependencies: ["Castor", "CastReceiver", "CastDiscovery", "CastKnownHosts", "CastChannels", "CastTransport",
+            dependencies: ["Castor", "CastReceiver", "CastDiscovery", "CastKnownHosts", "CastChannels", "CastTLS",
                            "CastMetadata", "CastJSON"]
                 .map { .product(name: $0, package: castor) }),
     ]

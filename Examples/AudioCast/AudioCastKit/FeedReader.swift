@@ -1,3 +1,4 @@
+import CastDownload
 import CastMetadata
 import CastPodcast
 import Foundation

@@ -1,5 +1,5 @@
 public import CastJSON
-public import CastTransport
+public import CastCore
 import Foundation
 
 /// What a channel plugin sends through: its namespace on one virtual connection.

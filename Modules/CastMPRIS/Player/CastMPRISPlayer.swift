@@ -1,5 +1,5 @@
 public import Castor
-import CastDiscovery
+import CastDiscoveryCore
 import Observation
 import Synchronization
 

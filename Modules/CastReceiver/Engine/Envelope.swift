@@ -1,6 +1,6 @@
 import CastJSON
 import CastStreaming
-import CastTransport
+import CastTLS
 import Foundation
 
 /// The state machines work on the transport's messages directly.

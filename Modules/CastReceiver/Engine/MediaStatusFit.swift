@@ -1,5 +1,5 @@
 import CastJSON
-import CastTransport
+import CastCore
 
 /// How much a MEDIA_STATUS leaves out so that it fits one Cast message (at most 65 536 bytes with
 /// its envelope), least first.

@@ -1,5 +1,5 @@
 import CastJSON
-import CastTransport
+import CastTLS
 import Foundation
 
 /// What the receiver fuzz target drives: the emulated device's state machine, fed arbitrary requests.

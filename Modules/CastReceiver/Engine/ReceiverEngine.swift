@@ -1,6 +1,6 @@
 import CastJSON
 import CastStreaming
-import CastTransport
+import CastTLS
 import Foundation
 
 /// The whole emulated device as a pure state machine: sockets and their virtual connections,

@@ -1,5 +1,5 @@
 import CastJSON
-import CastTransport
+import CastTLS
 import NIOCore
 import NIOHTTP1
 import NIOPosix

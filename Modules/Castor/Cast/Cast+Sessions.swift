@@ -1,4 +1,4 @@
-public import CastDiscovery
+public import CastDiscoveryCore
 
 extension Cast {
     /// Starts a session with `device` and waits until it is up.

@@ -1,5 +1,5 @@
 import CastChannels
-public import CastDiscovery
+public import CastDiscoveryCore
 import CastMedia
 import CastMultizone
 public import Logging

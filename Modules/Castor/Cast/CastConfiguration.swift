@@ -1,6 +1,6 @@
 public import CastChannels
-public import CastDiscovery
-public import CastTransport
+public import CastDiscoveryCore
+public import CastCore
 import Foundation
 
 /// How previous and next behave.

@@ -1,5 +1,5 @@
-public import CastDiscovery
-public import CastTransport
+public import CastDiscoveryCore
+public import CastTLS
 
 /// Opens a transport to a device. ``TLSDeviceConnector`` is the real one; tests inject others
 /// (for example an in-memory pair with an emulated receiver).

@@ -1,5 +1,5 @@
 public import CastChannels
-public import CastDiscovery
+public import CastDiscoveryCore
 public import CastMedia
 import Synchronization
 

@@ -1,10 +1,10 @@
 import CastChannels
-import CastDiscovery
+import CastDiscoveryCore
 import CastJSON
 import CastMedia
 import CastMultizone
 import CastQueue
-import CastTransport
+import CastTLS
 import Logging
 import Synchronization
 

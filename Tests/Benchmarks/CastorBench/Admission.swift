@@ -1,5 +1,5 @@
 import CastChannels
-import CastTransport
+import CastTLS
 import Foundation
 import Synchronization
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import CastChannels
 import CastJSON
 import CastMedia
-@_spi(Benchmarking) import CastTransport
+@_spi(Benchmarking) import CastTLS
 import Foundation
 import NIOCore
 import NIOEmbedded

@@ -1,4 +1,4 @@
-import CastTransport
+import CastTLS
 import NIOCore
 import NIOPosix
 

@@ -2,7 +2,7 @@ import CastChannels
 import CastJSON
 import CastMedia
 @_spi(Benchmarking) import CastReceiver
-import CastTransport
+import CastTLS
 import NIOCore
 
 /// `seek-work --count N --side sender|receiver`: the protocol work of N SEEK round trips on one side,

@@ -1,5 +1,5 @@
 import CastReceiver
-import CastTransport
+import CastTLS
 import Foundation
 import NIOCore
 import NIOPosix

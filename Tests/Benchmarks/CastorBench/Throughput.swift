@@ -1,6 +1,6 @@
 import CastChannels
 import CastMedia
-import CastTransport
+import CastCore
 import Foundation
 
 /// Commands per second with many devices at once, and the CPU time each command costs.

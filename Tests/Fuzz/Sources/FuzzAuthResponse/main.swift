@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import CastTransport
+@_spi(Fuzzing) import CastTLS
 
 /// Parses and verifies arbitrary bytes as a device-authentication reply: it must never crash.
 @_cdecl("LLVMFuzzerTestOneInput")

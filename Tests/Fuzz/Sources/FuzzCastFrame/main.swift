@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import CastTransport
+@_spi(Fuzzing) import CastTLS
 import NIOCore
 
 /// Feeds arbitrary bytes to the frame decoder (and so to the CastMessage parser), split at a

@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import CastTransport
+@_spi(Fuzzing) import CastTLS
 
 /// Parses and verifies arbitrary bytes as a CRL bundle, a certificate chain (PEM or DER), and both together:
 /// it must never crash.

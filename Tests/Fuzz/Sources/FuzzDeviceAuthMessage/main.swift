@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import CastTransport
+@_spi(Fuzzing) import CastTLS
 
 /// Reads arbitrary bytes as a DeviceAuthMessage with SwiftProtobuf, with the sender's authenticator and with the
 /// emulated device's challenge handling, which must agree (see `fuzzDeviceAuthMessage`).

@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import CastDiscovery
+@_spi(Fuzzing) import CastDiscoveryCore
 
 /// Parses arbitrary bytes as an mDNS TXT record of a Cast device: a device or a typed error.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -3,7 +3,7 @@ import CastDiscovery
 import CastKnownHosts
 import CastMetadata
 import CastReceiver
-import CastTransport
+import CastTLS
 import Castor
 import Foundation
 

@@ -1,6 +1,6 @@
 import CastChannels
 import CastMedia
-import CastTransport
+import CastTLS
 
 // A Cast device: its address (and port) on the command line, or `swift run cast-receiver` here.
 let arguments = CommandLine.arguments.dropFirst()
