@@ -10,7 +10,9 @@ extension SessionStateMachine {
         guard let app else { return end(.lost(CastError(code: .connectionLost, message: "Connection lost"))) }
         phase = .draining
         round = Round(lostApp: app, lastError: CastError(code: .connectionLost, message: "The connection to \(device.friendlyName) was lost"))
-        return [.log("Connection to \(device.friendlyName) lost: \(error.message)"), .publish(.lost(error)), .drainChannels]
+        // The log line names what the connection reported: the error's cause.
+        let reported = error.cause.map { "\($0)" } ?? error.message
+        return [.log("Connection to \(device.friendlyName) lost: \(reported)"), .publish(.lost(error)), .drainChannels]
     }
 
     /// The channels heard of the loss: the policy's time starts, and the network is watched.
