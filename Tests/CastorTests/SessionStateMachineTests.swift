@@ -1,5 +1,5 @@
 import CastChannels
-import CastDiscovery
+import CastDiscoveryCore
 import CastJSON
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 import CastChannels
-import CastDiscovery
+import CastDiscoveryCore
 
 /// The session while a connection carries it: its status, the receiver ending it, the user closing it.
 extension SessionStateMachine {

@@ -1,5 +1,5 @@
 import CastChannels
-import CastDiscovery
+import CastDiscoveryCore
 
 extension SessionStateMachine {
     /// An input: something that happened to the session, reported by the shell.

@@ -1,5 +1,5 @@
 import CastChannels
-import CastDiscovery
+import CastDiscoveryCore
 
 /// The reconnect round: from the loss, a back-off and an attempt at a time under the policy, until
 /// the app is rejoined or relaunched, another sender is found on the device, or the policy gives up.

@@ -1,5 +1,5 @@
 import CastChannels
-import CastDiscovery
+import CastDiscoveryCore
 
 /// A session's life with one device, without tasks, sockets or clocks: the app it carries, the
 /// receiver's status, and, once the connection is lost, the reconnect round (the back-off, the
