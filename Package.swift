@@ -51,7 +51,7 @@ let package = Package(
         .library(name: "CastConversion", targets: ["CastConversion"]),
         .library(name: "CastStreaming", targets: ["CastStreaming"]),
         .library(name: "CastMirroring", targets: ["CastMirroring"]),
-        .library(name: "CastReceiver", targets: ["CastReceiver"]),
+        .library(name: "CastEmulator", targets: ["CastEmulator"]),
         // Layer 5: the façade and what builds on it.
         .library(name: "Castor", targets: ["Castor"]),
         .library(name: "CastorIntents", targets: ["CastorIntents"]),
@@ -203,12 +203,12 @@ let package = Package(
 
         // MARK: Layer 4, the emulated receiver (a strict Cast device on the server side of CastTLS)
         .target(
-            name: "CastReceiver",
+            name: "CastEmulator",
             dependencies: ["CastCore", "CastTLS", "CastJSON", "CastHTTP", "CastStreaming", "CastDeviceProfiles",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOHTTP1", package: "swift-nio")] + nio,
-            path: "Modules/CastReceiver", swiftSettings: strictSettings),
+            path: "Modules/CastEmulator", swiftSettings: strictSettings),
 
         // MARK: Layer 5, the façade and what builds on it
         // Cast and CastPlayer on the layers below; finds devices through any DeviceBrowser it is given, so it
@@ -245,13 +245,13 @@ let package = Package(
                            "CastDeviceProfiles", "CastJSON", "CastConversion"],
             path: "Examples/CastctlKit", swiftSettings: strictSettings),
         .target(
-            name: "ChatChannel", dependencies: ["CastChannels", "CastJSON", "CastReceiver"],
+            name: "ChatChannel", dependencies: ["CastChannels", "CastJSON", "CastEmulator"],
             path: "Examples/ChatChannel", swiftSettings: strictSettings),
         .executableTarget(
             name: "castctl",
             dependencies: ["CastDiscoveryCore", 
                 "CastCore", "CastTLS", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
-                "CastReceiver", "ChatChannel", "CastMirroring", "CastStreaming", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
+                "CastEmulator", "ChatChannel", "CastMirroring", "CastStreaming", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
                 "CastMPRIS", "CastctlKit", "CastorVersion", "CastConversion", "CastDeviceProfiles", "CastHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -259,7 +259,7 @@ let package = Package(
             path: "Examples/castctl", swiftSettings: strictSettings),
         .executableTarget(
             name: "cast-receiver",
-            dependencies: ["CastReceiver", "CastDiscovery", "CastJSON", "CastTLS", "CastStreaming", "CastDeviceProfiles", "CastorVersion",
+            dependencies: ["CastEmulator", "CastDiscovery", "CastJSON", "CastTLS", "CastStreaming", "CastDeviceProfiles", "CastorVersion",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/cast-receiver", exclude: ["pychromecast_smoke.py"], swiftSettings: strictSettings),
@@ -267,7 +267,7 @@ let package = Package(
         // The Audio Cast sample: AudioCastKit holds the library and commands (shared by the program and its tests).
         .target(
             name: "AudioCastKit",
-            dependencies: ["CastMedia", "CastDownload", "CastorIntents", "Castor", "CastIntents", "CastMetadata", "CastPodcast", "CastReceiver", "CastDiscovery",
+            dependencies: ["CastMedia", "CastDownload", "CastorIntents", "Castor", "CastIntents", "CastMetadata", "CastPodcast", "CastEmulator", "CastDiscovery",
                            "CastJSON",
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/AudioCast/AudioCastKit", swiftSettings: strictSettings),
@@ -280,7 +280,7 @@ let package = Package(
         // MARK: Benchmarks (`make bench`, release mode; not part of `make test`)
         .executableTarget(
             name: "castor-bench",
-            dependencies: ["CastCore", "CastTLS", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastReceiver"] + nio
+            dependencies: ["CastCore", "CastTLS", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastEmulator"] + nio
                 + [.product(name: "NIOEmbedded", package: "swift-nio")],
             path: "Tests/Benchmarks/CastorBench", swiftSettings: strictSettings),
 
@@ -289,7 +289,7 @@ let package = Package(
             // Runs the built castctl and cast-receiver programs (found next to the test bundle; `swift build --build-tests`
             // builds them). Not declared as dependencies: a test target that depends on an executable makes SwiftPM
             // build it as a host tool, which drags swift-protobuf's C++ protoc into the build.
-            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastReceiver", "CastTLS", "CastChannels", "ChatChannel"],
+            name: "InteropTests", dependencies: ["CastJSON", "CastTestSupport", "CastEmulator", "CastTLS", "CastChannels", "ChatChannel"],
             path: "Tests/InteropTests",
             exclude: ["pychromecast_driver.py", "sender_session_driver.py", "isolated_sender_driver.py", "mpris_other_sender.py",
                       "cast_sender_driver.py", "udp_lossy_relay.py", "announce_peer.py", "cast_convert_driver.py", "page_video_driver.py",
@@ -334,12 +334,12 @@ let package = Package(
             name: "CastDiscoveryLabTool", dependencies: ["CastDiscovery", "CastDIAL"], path: "Tests/CastDiscoveryLabTool",
             swiftSettings: strictSettings),
         .testTarget(
-            name: "CastReceiverTests",
-            dependencies: ["CastReceiver", "CastChannels", "CastCore", "CastTLS", "CastStreaming", .product(name: "Logging", package: "swift-log"), "CastJSON", "CastTestSupport",
+            name: "CastEmulatorTests",
+            dependencies: ["CastEmulator", "CastChannels", "CastCore", "CastTLS", "CastStreaming", .product(name: "Logging", package: "swift-log"), "CastJSON", "CastTestSupport",
                            "CastMedia", "CastQueue", "CastHTTP", "CastDeviceProfiles",
                            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                            .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
-            path: "Tests/CastReceiverTests"),
+            path: "Tests/CastEmulatorTests"),
         .testTarget(
             name: "CastIntentsTests",
             dependencies: ["CastTestSupport", "CastIntents", "castintents-durability-child", .product(name: "GRDB", package: "GRDB.swift")],
@@ -350,12 +350,12 @@ let package = Package(
             path: "Tests/CastIntentsDurabilityChild", swiftSettings: strictSettings),
         .testTarget(
             name: "CastorTests",
-            dependencies: ["Castor", "CastReceiver", "CastDiscoveryCore", "CastChannels", "CastMedia", "CastQueue",
+            dependencies: ["Castor", "CastEmulator", "CastDiscoveryCore", "CastChannels", "CastMedia", "CastQueue",
                            "CastMetadata", "CastCore", "CastTLS", "CastJSON", "CastTestSupport"],
             path: "Tests/CastorTests"),
         .testTarget(
             name: "CastorIntentsTests",
-            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastReceiver", "CastDiscoveryCore", "CastQueue", "CastMetadata", "CastJSON", "CastTestSupport"],
+            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastEmulator", "CastDiscoveryCore", "CastQueue", "CastMetadata", "CastJSON", "CastTestSupport"],
             path: "Tests/CastorIntentsTests"),
         .testTarget(
             // Also runs the built `audiocast` program (found next to the test bundle, like InteropTests).
@@ -364,7 +364,7 @@ let package = Package(
             path: "Tests/AudioCastKitTests"),
         .testTarget(
             name: "CastMultizoneTests",
-            dependencies: ["CastMultizone", "CastChannels", "CastJSON", "CastCore", "CastReceiver", "CastTestSupport"],
+            dependencies: ["CastMultizone", "CastChannels", "CastJSON", "CastCore", "CastEmulator", "CastTestSupport"],
             path: "Tests/CastMultizoneTests"),
         .testTarget(
             name: "CastMediaServerTests",
@@ -372,7 +372,7 @@ let package = Package(
             path: "Tests/CastMediaServerTests"),
         .testTarget(
             name: "CastctlKitTests",
-            dependencies: ["CastctlKit", "Castor", "CastReceiver", "CastDiscoveryCore", "CastChannels", "CastMedia", "CastMetadata", "CastTLS", "CastJSON", "CastTestSupport", "CastDeviceProfiles", "CastConversion"],
+            dependencies: ["CastctlKit", "Castor", "CastEmulator", "CastDiscoveryCore", "CastChannels", "CastMedia", "CastMetadata", "CastTLS", "CastJSON", "CastTestSupport", "CastDeviceProfiles", "CastConversion"],
             path: "Tests/CastctlKitTests", exclude: ["YTDLP"]),
         .testTarget(
             name: "CastConversionTests",
@@ -380,7 +380,7 @@ let package = Package(
             path: "Tests/CastConversionTests"),
         .testTarget(
             name: "CastMPRISTests",
-            dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastReceiver", "CastDiscoveryCore", "CastCore",
+            dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastEmulator", "CastDiscoveryCore", "CastCore",
                            "CastTestSupport"],
             path: "Tests/CastMPRISTests"),
     ]

@@ -5,7 +5,7 @@ import Castor
 
 /// Something to announce on a device.
 public struct Announcement: Sendable {
-    /// What to play (a URL the device can fetch: a clip served by CastMediaServer, or any media URL).
+    /// What to play (a URL the device can fetch: a clip served by MediaServer, or any media URL).
     public var asset: CastAsset
     /// The device volume while it plays (unmuted); `nil` leaves the volume alone.
     public var volume: Double?

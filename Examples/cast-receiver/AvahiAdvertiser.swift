@@ -1,8 +1,8 @@
 import CastDiscovery
-import CastReceiver
+import CastEmulator
 
 /// Publishes the emulated device through avahi-daemon with the discovery module's publisher.
-struct AvahiAdvertiser: CastReceiverAdvertiser {
+struct AvahiAdvertiser: EmulatedReceiverAdvertiser {
     let publisher: CastServicePublisher
 
     /// An advertiser for a receiver listening on `host`: a wildcard address ("::", "0.0.0.0")
@@ -23,11 +23,11 @@ struct AvahiAdvertiser: CastReceiverAdvertiser {
         publisher = CastServicePublisher(configuration: .init(interface: interface))
     }
 
-    func start(_ advertisement: CastReceiverAdvertisement) async throws {
+    func start(_ advertisement: EmulatedReceiverAdvertisement) async throws {
         try await publish(advertisement)
     }
 
-    func update(_ advertisement: CastReceiverAdvertisement) async {
+    func update(_ advertisement: EmulatedReceiverAdvertisement) async {
         try? await publish(advertisement)
     }
 
@@ -35,7 +35,7 @@ struct AvahiAdvertiser: CastReceiverAdvertiser {
         await publisher.withdraw()
     }
 
-    private func publish(_ advertisement: CastReceiverAdvertisement) async throws {
+    private func publish(_ advertisement: EmulatedReceiverAdvertisement) async throws {
         let txt = try CastTXTRecord(advertisement.txt)
         let name = try await publisher.publish(name: advertisement.instanceName, port: advertisement.port, txt: txt)
         say("cast-receiver: advertised as \(name).\(advertisement.serviceType)")

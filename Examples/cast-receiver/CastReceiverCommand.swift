@@ -1,7 +1,7 @@
 import ArgumentParser
 import CastDeviceProfiles
 import CastJSON
-import CastReceiver
+import CastEmulator
 import CastStreaming
 import CastorVersion
 import Foundation
@@ -177,10 +177,10 @@ struct CastReceiverCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = try makeLogger()
-        let kind: CastReceiverDeviceKind
+        let kind: EmulatedReceiverDeviceKind
         if group {
             let names = members.isEmpty ? ["Kitchen speaker", "Living Room speaker"] : members
-            kind = .group(members: names.map { CastReceiverGroupMember(name: $0) })
+            kind = .group(members: names.map { EmulatedReceiverGroupMember(name: $0) })
         } else {
             kind = audio ? .audio : .video
         }
@@ -202,19 +202,19 @@ struct CastReceiverCommand: AsyncParsableCommand {
         }
         let brokenParts = broken
         let wrapped = echoWrapped
-        let apps = echoApps.map { spec -> CastReceiverApp in
+        let apps = echoApps.map { spec -> EmulatedReceiverApp in
             let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
-            return CastReceiverApp(
+            return EmulatedReceiverApp(
                 appId: parts[0], displayName: "Echo \(parts[0])", namespaces: [parts[1]], handler: EchoAppHandler(wrapped: wrapped))
         }
         let waitForTermination = Self.installTerminationHandlers()
         // With --advertise and no --host, listen wherever the device is advertised: every IPv4 and
         // IPv6 address ("::" is dual-stack on Linux), or every IPv4 address where IPv6 is off.
         let hosts = host.map { [$0] } ?? (advertise ? ["::", "0.0.0.0"] : ["127.0.0.1"])
-        var started: (receiver: CastReceiver, host: String, configuration: CastReceiverConfiguration)?
+        var started: (receiver: EmulatedReceiver, host: String, configuration: EmulatedReceiverConfiguration)?
         var lastError: (any Error)?
         for candidate in hosts {
-            var mirroring = CastReceiverMirroring(profile: profile)
+            var mirroring = EmulatedReceiverMirroring(profile: profile)
             if let mirrorVideoCodecs {
                 mirroring.videoCodecs = mirrorVideoCodecs.split(separator: ",").compactMap { StreamingCodec(name: String($0)) }
             }
@@ -222,19 +222,19 @@ struct CastReceiverCommand: AsyncParsableCommand {
             mirroring.advertisedPort = mirrorAnswerPort
             mirroring.idleTimeout = .milliseconds(Int(mirrorIdleTimeout * 1000))
             mirroring.recordDirectory = mirrorRecord
-            let configuration = CastReceiverConfiguration(
+            let configuration = EmulatedReceiverConfiguration(
                 name: name, model: model, id: deviceID, kind: kind, host: candidate,
                 port: port, replyLatency: .milliseconds(latencyMs),
-                heartbeat: CastReceiverHeartbeat(silenceTimeout: .milliseconds(Int(heartbeatTimeout * 1000))),
+                heartbeat: EmulatedReceiverHeartbeat(silenceTimeout: .milliseconds(Int(heartbeatTimeout * 1000))),
                 isBrokenContent: { url in brokenParts.contains { url.contains($0) } },
                 apps: apps, volumeLevel: volume, deviceCredentials: loaded.credentials,
-                mediaFetching: fetchMedia ? CastReceiverMediaFetching(timeout: .milliseconds(Int(fetchTimeout * 1000))) : nil,
+                mediaFetching: fetchMedia ? EmulatedReceiverMediaFetching(timeout: .milliseconds(Int(fetchTimeout * 1000))) : nil,
                 profile: profile, hdmiPassthrough: hdmiPassthrough,
                 defaultMediaDuration: defaultDuration > 0 ? .milliseconds(Int(defaultDuration * 1000)) : nil,
-                eureka: CastReceiverEureka(httpPort: eurekaPort, httpsPort: eurekaTlsPort),
+                eureka: EmulatedReceiverEureka(httpPort: eurekaPort, httpsPort: eurekaTlsPort),
                 mirroring: mirroring)
             let advertiser = advertise ? try AvahiAdvertiser(listeningOn: candidate) : nil
-            let receiver = CastReceiver(configuration: configuration, advertiser: advertiser, logger: logger)
+            let receiver = EmulatedReceiver(configuration: configuration, advertiser: advertiser, logger: logger)
             do {
                 try await receiver.start()
                 started = (receiver, candidate, configuration)

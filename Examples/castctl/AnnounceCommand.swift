@@ -57,13 +57,13 @@ struct Announce: AsyncParsableCommand {
             let (host, port) = try await options.target()
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("castctl-announce-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: scratch) }
-            var server: CastMediaServer?
+            var server: MediaServer?
             defer { if let server { Task { await server.shutdown() } } }
             func serve(_ path: String) async throws -> (url: String, contentType: String) {
                 let started = try await {
                     if let server { return server }
-                    if let serveHost { return try await CastMediaServer.start(.init(host: serveHost, port: servePort)) }
-                    return try await CastMediaServer.start(reaching: host, receiverPort: port, port: servePort)
+                    if let serveHost { return try await MediaServer.start(.init(host: serveHost, port: servePort)) }
+                    return try await MediaServer.start(reaching: host, receiverPort: port, port: servePort)
                 }()
                 server = started
                 let registration = try started.register(file: path)

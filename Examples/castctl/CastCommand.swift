@@ -83,13 +83,13 @@ struct Cast: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run {
-            let server: CastMediaServer
+            let server: MediaServer
             // Where the device is (discovered once with --device): the server's route, and eureka_info's host.
             let target = CastPlan.isURL(source) && serveHost != nil ? nil : try await device.target()
             if let serveHost {
-                server = try await CastMediaServer.start(.init(host: serveHost, port: servePort))
+                server = try await MediaServer.start(.init(host: serveHost, port: servePort))
             } else if let target {
-                server = try await CastMediaServer.start(reaching: target.host, receiverPort: target.port, port: servePort)
+                server = try await MediaServer.start(reaching: target.host, receiverPort: target.port, port: servePort)
             } else {
                 throw ValidationError("no device to serve to")
             }
@@ -108,7 +108,7 @@ struct Cast: AsyncParsableCommand {
         }
     }
 
-    private func play(server: CastMediaServer, conversions: CastConversions, deviceHost: String?) async throws {
+    private func play(server: MediaServer, conversions: CastConversions, deviceHost: String?) async throws {
         let resolved = try await resolvePage(deviceHost: deviceHost)
         // A page's separate video and audio are merged by a conversion, as a local file's streams are converted.
         let context = try await conversionContext(
@@ -292,7 +292,7 @@ enum CastPlan {
     /// The queue items of a resolved page; `--subtitles` adds a track to the first.
     /// The queue items of a resolved page: each asset as it is, or, for one with conversion inputs (separate video and
     /// audio), published through a conversion (`conversion` is then required).
-    static func items(_ resolution: MediaURLResolution, subtitles: String?, server: CastMediaServer, conversion: ConversionContext?) async throws
+    static func items(_ resolution: MediaURLResolution, subtitles: String?, server: MediaServer, conversion: ConversionContext?) async throws
         -> [QueueItem] {
         var media = resolution.assets.map(\.mediaInformation)
         if let subtitles, !media.isEmpty {
@@ -316,7 +316,7 @@ enum CastPlan {
         return items
     }
 
-    static func items(for source: String, subtitles: String?, server: CastMediaServer, conversion: ConversionContext? = nil) async throws
+    static func items(for source: String, subtitles: String?, server: MediaServer, conversion: ConversionContext? = nil) async throws
         -> [QueueItem] {
         if isURL(source) {
             var media = try LoadOptions.parse([]).media(url: source)

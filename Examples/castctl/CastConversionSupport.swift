@@ -138,7 +138,7 @@ enum ConvertedItems {
     /// ffprobe cannot read (unless --transcode always), which is then served as it is.
     static func item(
         path: String, title: String?, extraSubtitles: [String], profile: CastDeviceProfile, options: ConversionOptions,
-        tools: FFmpegTools, server: CastMediaServer, conversions: CastConversions, startsAtOnce: Bool, json: Bool
+        tools: FFmpegTools, server: MediaServer, conversions: CastConversions, startsAtOnce: Bool, json: Bool
     ) async throws -> QueueItem? {
         let probed = await probe(path, tools: tools)
         let media: ProbedMedia
@@ -184,7 +184,7 @@ enum ConvertedItems {
     /// `base` (the resolver's asset: title, image, text tracks) keeps all but its URL, content type and duration.
     static func item(
         inputs: [MediaInput], base: MediaInformation, profile: CastDeviceProfile, options: ConversionOptions, tools: FFmpegTools,
-        server: CastMediaServer, conversions: CastConversions, startsAtOnce: Bool, json: Bool
+        server: MediaServer, conversions: CastConversions, startsAtOnce: Bool, json: Bool
     ) async throws -> QueueItem {
         let probe = MediaProbe(tools: tools)
         var probed: [ProbedMedia] = []
@@ -208,7 +208,7 @@ enum ConvertedItems {
 
     /// Plans probed media for `profile` (printing the plan unless `json`) and publishes it on `server`.
     private static func publish(
-        _ media: ProbedMedia, profile: CastDeviceProfile, options: ConversionOptions, tools: FFmpegTools, server: CastMediaServer,
+        _ media: ProbedMedia, profile: CastDeviceProfile, options: ConversionOptions, tools: FFmpegTools, server: MediaServer,
         conversions: CastConversions, startsAtOnce: Bool, json: Bool
     ) async throws -> (ConversionPlan, ConvertedMedia) {
         let plan = try ConversionPlan(for: media, profile: profile, options: options)
@@ -242,7 +242,7 @@ enum ConvertedItems {
     }
 
     /// The subtitle files beside a video (movie.srt, movie.en.vtt) and those given, published as WebVTT.
-    static func sidecarSubtitles(for path: String, extra: [String], server: CastMediaServer)
+    static func sidecarSubtitles(for path: String, extra: [String], server: MediaServer)
         -> [(registration: MediaRegistration, language: String?, label: String?)] {
         var candidates = (try? SubtitleDiscovery.subtitles(forVideoAt: path)) ?? []
         for file in extra where !candidates.contains(where: { $0.path == file }) {

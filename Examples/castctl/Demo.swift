@@ -4,7 +4,7 @@ import CastJSON
 import CastMedia
 import CastMetadata
 import CastQueue
-import CastReceiver
+import CastEmulator
 import CastTLS
 import ChatChannel
 import Foundation
@@ -36,7 +36,7 @@ struct DemoSession {
         // 1. The device.
         // Device-authentication credentials from a test root this demo trusts (no Google-chained keys).
         let credentials = try CastDeviceCredentials.generate(deviceID: "Castor Demo TV")
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(
             name: name, host: "127.0.0.1", port: 0, apps: [ChatReceiverHandler.app()], deviceCredentials: credentials),
             logger: Output.logger)
         try await receiver.start()

@@ -66,7 +66,7 @@ enum DeviceResolver {
         if !hosts.isEmpty { browsers.append(KnownHostsBrowser(configuration: .init(hosts: hosts))) }
         if ssdp { browsers.append(SSDPDeviceBrowser(configuration: .init(interface: interface))) }
         let browser: any DeviceBrowser = browsers.count == 1 ? browsers[0] : MergedDeviceBrowser(browsers)
-        return await CastDiscovery.discover(using: browser, timeout: timeout)
+        return await browser.discover(timeout: timeout)
     }
 
     /// Waits until `browser` (already started or about to be) lists a device named `nameOrId`

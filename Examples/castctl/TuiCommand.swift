@@ -2,7 +2,7 @@ import ArgumentParser
 import CastDiscoveryCore
 import CastMedia
 import CastMetadata
-import CastReceiver
+import CastEmulator
 import CastCore
 import Castor
 import Foundation
@@ -57,12 +57,12 @@ struct Tui: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run {
-            var receiver: CastReceiver?
+            var receiver: EmulatedReceiver?
             let target: CastDevice
             let cast: Castor.Cast
             if emulated {
-                let emulatedReceiver = CastReceiver(
-                    configuration: CastReceiverConfiguration(name: "Castor TUI TV", host: "127.0.0.1", port: 0), logger: Output.logger)
+                let emulatedReceiver = EmulatedReceiver(
+                    configuration: EmulatedReceiverConfiguration(name: "Castor TUI TV", host: "127.0.0.1", port: 0), logger: Output.logger)
                 try await emulatedReceiver.start()
                 let boundPort = try await emulatedReceiver.port.unwrap("the receiver did not report its port")
                 receiver = emulatedReceiver

@@ -20,7 +20,7 @@ import Synchronization
 /// await conversion.stop()              // no ffmpeg left, temporary files removed
 /// ```
 ///
-/// It is the `MediaResourceProvider` of its registration on the `CastMediaServer`: the playlists, every
+/// It is the `MediaResourceProvider` of its registration on the `MediaServer`: the playlists, every
 /// segment and every subtitle track are names under one token. A segment request waits (up to
 /// ``Configuration/segmentTimeout``) while ffmpeg makes it; a request beyond or behind what ffmpeg is making
 /// restarts ffmpeg there (see ``SegmentScheduler``), so a device's SEEK to 15 s gets the segment holding 15 s.
@@ -81,7 +81,7 @@ public actor MediaConversion: MediaResourceProvider {
     private let directory: String
     private let eventSink: AsyncStream<ConversionEvent>.Continuation
     private var registration: MediaRegistration?
-    private weak var server: CastMediaServer?
+    private weak var server: MediaServer?
     private var layoutTask: Task<SegmentLayout, any Error>?
     private var scheduler: SegmentScheduler?
     private var hardware: HardwareAcceleration
@@ -108,7 +108,7 @@ public actor MediaConversion: MediaResourceProvider {
     /// - Throws: ``ConversionError`` from probing or planning (``ConversionError/Code/toolMissing`` when ffmpeg is
     ///   not installed), or when the temporary directory cannot be made; `MediaServerError` is wrapped.
     public static func publish(
-        file path: String, profile: CastDeviceProfile, options: ConversionOptions = ConversionOptions(), on server: CastMediaServer,
+        file path: String, profile: CastDeviceProfile, options: ConversionOptions = ConversionOptions(), on server: MediaServer,
         tools: FFmpegTools, configuration: Configuration = Configuration()
     ) async throws(ConversionError) -> MediaConversion {
         let media = try await MediaProbe(tools: tools).probe(path)
@@ -119,7 +119,7 @@ public actor MediaConversion: MediaResourceProvider {
     /// Publishes a probed file by a plan made for it.
     /// - Throws: ``ConversionError`` when the temporary directory cannot be made or the server is closed.
     public static func publish(
-        _ media: ProbedMedia, plan: ConversionPlan, options: ConversionOptions = ConversionOptions(), on server: CastMediaServer,
+        _ media: ProbedMedia, plan: ConversionPlan, options: ConversionOptions = ConversionOptions(), on server: MediaServer,
         tools: FFmpegTools, configuration: Configuration = Configuration()
     ) async throws(ConversionError) -> MediaConversion {
         guard !media.inputs.isEmpty else {
@@ -186,7 +186,7 @@ public actor MediaConversion: MediaResourceProvider {
         eventSink.finish()
     }
 
-    private func begin(registration: MediaRegistration, server: CastMediaServer) {
+    private func begin(registration: MediaRegistration, server: MediaServer) {
         self.registration = registration
         self.server = server
         if case .hls = plan.delivery {

@@ -51,7 +51,7 @@ public protocol DeviceBrowser: AnyObject, Sendable {
     var devices: [CastDevice] { get }
     /// The problems in effect now (cleared when they go away, e.g. the daemon came back).
     var diagnostics: [DiscoveryDiagnostic] { get }
-    /// The mechanism this browser uses, named in ``CastDiscovery/discover(using:timeout:clock:)``'s
+    /// The mechanism this browser uses, named in ``DeviceBrowser/discover(timeout:clock:)``'s
     /// no-answer diagnostic. ``DiscoverySource/mdns`` unless the browser says otherwise.
     var discoverySource: DiscoverySource { get }
 }

@@ -1,7 +1,7 @@
 /// Why discovery found nothing (or less than expected), with what to do about it.
 ///
 /// Browsers report these as ``DeviceBrowserEvent/diagnostic(_:)`` events and keep the ones in
-/// effect in ``DeviceBrowser/diagnostics``; ``CastDiscovery/discover(using:timeout:clock:)``
+/// effect in ``DeviceBrowser/diagnostics``; ``DeviceBrowser/discover(timeout:clock:)``
 /// gathers them into a ``DiscoveryReport``.
 public struct DiscoveryDiagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The kind of problem.

@@ -66,7 +66,7 @@ public struct ProvidedResource: Sendable {
     }
 }
 
-extension CastMediaServer {
+extension MediaServer {
     /// Publishes a provider: every `/<token>/<name>` below one fresh token is answered by it.
     ///
     /// - Parameters:
@@ -89,6 +89,6 @@ extension MediaRegistration {
     /// resource, such as a subtitle track next to a playlist). Only providers answer for names other than ``name``.
     public func url(ofResourceNamed other: String) -> String {
         let base = url.dropLast(RequestTarget.percentEncode(name).utf8.count)
-        return base + RequestTarget.percentEncode(CastMediaServer.sanitizedName(other))
+        return base + RequestTarget.percentEncode(MediaServer.sanitizedName(other))
     }
 }

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// A file or piece of data published by a ``CastMediaServer``.
+/// A file or piece of data published by a ``MediaServer``.
 public struct MediaRegistration: Sendable, Hashable {
     /// The unguessable token (128 random bits, 32 hex digits) that is the first path segment of the URL.
     public let token: String

@@ -5,14 +5,14 @@ import CastTestSupport
 import Foundation
 import Testing
 
-/// A converted file served through CastMediaServer, read back by ffprobe and curl (tools we did not write).
+/// A converted file served through MediaServer, read back by ffprobe and curl (tools we did not write).
 @Suite("Conversion: on-demand HLS read by ffprobe", .serialized, .enabled(if: MediaFixtures.available, MediaFixtures.missing))
 struct ConversionServingTests {
     @Test("HEVC + AC-3 Matroska for chromecast-3: H.264 and AAC in MPEG-TS segments, the 20 s duration, seeking to 15 s, both subtitle streams as WebVTT, no ffmpeg left")
     func chromecast3() async throws {
         let tools = try MediaFixtures.requireTools()
         let movie = try await MediaFixtures.shared.movie()
-        let server = try await CastMediaServer.start(.init(host: "127.0.0.1"))
+        let server = try await MediaServer.start(.init(host: "127.0.0.1"))
         let conversion = try await MediaConversion.publish(file: movie, profile: .chromecast3, on: server, tools: tools)
         let media = await conversion.media
         #expect(media.contentType == "application/vnd.apple.mpegurl")
@@ -63,7 +63,7 @@ struct ConversionServingTests {
     func ultra() async throws {
         let tools = try MediaFixtures.requireTools()
         let movie = try await MediaFixtures.shared.movie()
-        let server = try await CastMediaServer.start(.init(host: "127.0.0.1"))
+        let server = try await MediaServer.start(.init(host: "127.0.0.1"))
         let conversion = try await MediaConversion.publish(file: movie, profile: .ultra, on: server, tools: tools)
         let media = await conversion.media
         #expect(media.segmentContainer == .fmp4)
@@ -79,7 +79,7 @@ struct ConversionServingTests {
     func restart() async throws {
         let tools = try MediaFixtures.requireTools()
         let movie = try await MediaFixtures.shared.movie()
-        let server = try await CastMediaServer.start(.init(host: "127.0.0.1"))
+        let server = try await MediaServer.start(.init(host: "127.0.0.1"))
         // No run before a request, and no waiting for a run more than one segment away.
         let configuration = MediaConversion.Configuration(
             limits: .init(lookahead: 1, restartDistance: 0), startsAtOnce: false)
@@ -110,7 +110,7 @@ struct ConversionServingTests {
     func burnIn() async throws {
         let tools = try MediaFixtures.requireTools()
         let movie = try await MediaFixtures.shared.movie()
-        let server = try await CastMediaServer.start(.init(host: "127.0.0.1"))
+        let server = try await MediaServer.start(.init(host: "127.0.0.1"))
         // Segment 6 is 15-18 s; the ASS cue "Seize secondes" shows from 16 s to 18 s.
         func segment6(_ options: ConversionOptions) async throws -> (String, [Int]) {
             let conversion = try await MediaConversion.publish(file: movie, profile: .chromecast3, options: options, on: server, tools: tools)

@@ -79,7 +79,7 @@ struct FixtureMatrixTests {
     @Test("Served and read back by ffprobe: a remux, VP9+Opus, DTS alone, a direct MP4 with mov_text subtitles")
     func served() async throws {
         let tools = try MediaFixtures.requireTools()
-        let server = try await CastMediaServer.start(.init(host: "127.0.0.1"))
+        let server = try await MediaServer.start(.init(host: "127.0.0.1"))
         defer { Task { await server.shutdown() } }
         let cases: [(clip: String, video: [String]?, audio: [String]?, extra: [String], expected: [String: [String]], container: HLSSegmentContainer?)] = [
             ("h264-ac3-3s.mkv", Self.x264, ["-c:a", "ac3"], [], ["video": ["h264"], "audio": ["aac"]], .mpegts),

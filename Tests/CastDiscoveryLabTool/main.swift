@@ -118,11 +118,11 @@ do {
     case "discover":
         let seconds = Double(option("--timeout", in: rest) ?? "3") ?? 3
         let browser = AvahiDeviceBrowser(configuration: .init(interface: option("--interface", in: rest)))
-        report(await CastDiscovery.discover(using: browser, timeout: .milliseconds(Int(seconds * 1000))))
+        report(await browser.discover(timeout: .milliseconds(Int(seconds * 1000))))
     case "ssdp":
         let seconds = Double(option("--timeout", in: rest) ?? "3") ?? 3
         let browser = SSDPDeviceBrowser(configuration: .init(interface: option("--interface", in: rest)))
-        report(await CastDiscovery.discover(using: browser, timeout: .milliseconds(Int(seconds * 1000))))
+        report(await browser.discover(timeout: .milliseconds(Int(seconds * 1000))))
     default:
         FileHandle.standardError.write(Data("unknown command \(command)\n".utf8))
         exit(2)

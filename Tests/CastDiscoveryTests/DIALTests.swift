@@ -136,7 +136,7 @@ let realDescription = """
     @Test func discoverRunsForTheTimeoutOnTheInjectedClock() async throws {
         let clock = ManualClock()
         let browser = ScriptedBrowser()
-        let run = Task { await CastDiscovery.discover(using: browser, timeout: .seconds(3), clock: clock) }
+        let run = Task { await browser.discover(timeout: .seconds(3), clock: clock) }
         try await waitUntil("discover sleeps for its timeout") { clock.sleeperDeadlines.contains(ManualClock.Instant(offset: .seconds(3))) }
         browser.hub.upsert("x", makeDevice())
         await clock.advance(by: .seconds(3))

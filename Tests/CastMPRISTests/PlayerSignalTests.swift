@@ -1,7 +1,7 @@
 @testable import CastMPRIS
 import CastDiscoveryCore
 import CastMedia
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import CastCore
 import Castor
@@ -11,9 +11,9 @@ import Testing
 
 /// Connects a `Cast` to in-process emulated receivers over in-memory transports.
 private final class InMemoryConnector: CastDeviceConnector {
-    private let receivers = Mutex<[CastDeviceID: CastReceiver]>([:])
+    private let receivers = Mutex<[CastDeviceID: EmulatedReceiver]>([:])
 
-    func register(_ receiver: CastReceiver, for device: CastDevice) {
+    func register(_ receiver: EmulatedReceiver, for device: CastDevice) {
         receivers.withLock { $0[device.id] = receiver }
     }
 
@@ -35,7 +35,7 @@ private struct SignalLab {
     let monitor: ChildProcess
     let clock: ManualClock
     let cast: Cast
-    let receiver: CastReceiver
+    let receiver: EmulatedReceiver
     let device: CastDevice
 
     static let daemon = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -51,7 +51,7 @@ private struct SignalLab {
         // dbus-monitor prints the NameLost of becoming a monitor once it is attached.
         #expect(await monitor.waitForLine { $0.contains("member=NameLost") } != nil, "dbus-monitor: \(monitor.errorOutput)")
         let id = UUID()
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: name, id: id, clock: clock, replyLatency: .zero))
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(name: name, id: id, clock: clock, replyLatency: .zero))
         let device = CastDevice(id: CastDeviceID(id), friendlyName: name)
         let connector = InMemoryConnector()
         connector.register(receiver, for: device)
@@ -62,7 +62,7 @@ private struct SignalLab {
     /// Another emulated device and its façade, on the same clock.
     static func session(_ name: String, clock: ManualClock) -> (Cast, CastDevice) {
         let id = UUID()
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: name, id: id, clock: clock, replyLatency: .zero))
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(name: name, id: id, clock: clock, replyLatency: .zero))
         let device = CastDevice(id: CastDeviceID(id), friendlyName: name)
         let connector = InMemoryConnector()
         connector.register(receiver, for: device)

@@ -1,6 +1,6 @@
 @testable import CastMPRIS
 import CastDiscoveryCore
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import CastCore
 import Castor
@@ -32,10 +32,10 @@ private final class MutableLink: CastTransport {
 
 /// Connects to one emulated receiver through a ``MutableLink``.
 private final class MutableLinkConnector: CastDeviceConnector {
-    private let receiver: CastReceiver
+    private let receiver: EmulatedReceiver
     private let links = Mutex<[MutableLink]>([])
 
-    init(_ receiver: CastReceiver) { self.receiver = receiver }
+    init(_ receiver: EmulatedReceiver) { self.receiver = receiver }
 
     /// Every link made so far goes silent.
     func muteAll() { for link in links.withLock({ $0 }) { link.mute() } }
@@ -98,7 +98,7 @@ struct StopTests {
     func endingDoesNotWaitForASilentReceiver() async throws {
         let clock = ManualClock()
         let id = UUID()
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: "Quiet TV", id: id, clock: clock, replyLatency: .zero))
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(name: "Quiet TV", id: id, clock: clock, replyLatency: .zero))
         let device = CastDevice(id: CastDeviceID(id), friendlyName: "Quiet TV")
         let connector = MutableLinkConnector(receiver)
         let cast = Cast(configuration: CastConfiguration(reconnectPolicy: .never), connector: connector, clock: clock)

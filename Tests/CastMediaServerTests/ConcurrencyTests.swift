@@ -73,7 +73,7 @@ struct ConcurrencyTests {
     }
 
     @Test func shutdownClosesOpenConnections() async throws {
-        let server = try await CastMediaServer.start(.init(host: "127.0.0.1"))
+        let server = try await MediaServer.start(.init(host: "127.0.0.1"))
         let registration = try server.register(data: [1, 2, 3], name: "x.bin")
         let connection = try await onBlockingThread { () -> RawConnection in
             let connection = try RawConnection(port: server.port)
@@ -91,17 +91,17 @@ struct ConcurrencyTests {
 @Suite("Local address")
 struct LocalAddressTests {
     @Test func loopbackReachesItself() throws {
-        #expect(try CastMediaServer.localAddress(reaching: "127.0.0.1", port: 8009) == "127.0.0.1")
-        #expect(try CastMediaServer.localAddress(reaching: "127.0.0.5", port: 8009).hasPrefix("127."))
+        #expect(try MediaServer.localAddress(reaching: "127.0.0.1", port: 8009) == "127.0.0.1")
+        #expect(try MediaServer.localAddress(reaching: "127.0.0.5", port: 8009).hasPrefix("127."))
     }
 
     @Test(.enabled(if: hasIPv6Loopback, "no IPv6 loopback on this machine"))
     func ipv6Loopback() throws {
-        #expect(try CastMediaServer.localAddress(reaching: "::1", port: 8009) == "::1")
+        #expect(try MediaServer.localAddress(reaching: "::1", port: 8009) == "::1")
     }
 
     @Test func serverStartsOnTheRoutedAddress() async throws {
-        let server = try await CastMediaServer.start(reaching: "127.0.0.1", receiverPort: 8009)
+        let server = try await MediaServer.start(reaching: "127.0.0.1", receiverPort: 8009)
         #expect(server.host == "127.0.0.1")
         #expect(server.baseURL == "http://127.0.0.1:\(server.port)")
         let registration = try server.register(data: Array("WEBVTT\n".utf8), name: "s.vtt")

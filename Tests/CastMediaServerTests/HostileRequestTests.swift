@@ -120,24 +120,24 @@ struct HostileRequestTests {
             let vanished = try await rawRequest(port: server.port, "GET \(a.path) HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(vanished?.status == 404)
         }
-        let closed = try await CastMediaServer.start(.init(host: "127.0.0.1"))
+        let closed = try await MediaServer.start(.init(host: "127.0.0.1"))
         await closed.shutdown()
         #expect { try closed.register(data: [1], name: "x") } throws: { ($0 as? MediaServerError)?.code == .serverClosed }
     }
 
     @Test func configurationErrors() async throws {
-        await #expect { try await CastMediaServer.start(.init(host: "0.0.0.0")) } throws: {
+        await #expect { try await MediaServer.start(.init(host: "0.0.0.0")) } throws: {
             ($0 as? MediaServerError)?.code == .invalidConfiguration
         }
-        await #expect { try await CastMediaServer.start(.init(host: "127.0.0.1", port: 70000)) } throws: {
+        await #expect { try await MediaServer.start(.init(host: "127.0.0.1", port: 70000)) } throws: {
             ($0 as? MediaServerError)?.code == .invalidConfiguration
         }
-        let first = try await CastMediaServer.start(.init(host: "127.0.0.1"))
-        await #expect { try await CastMediaServer.start(.init(host: "127.0.0.1", port: first.port)) } throws: {
+        let first = try await MediaServer.start(.init(host: "127.0.0.1"))
+        await #expect { try await MediaServer.start(.init(host: "127.0.0.1", port: first.port)) } throws: {
             ($0 as? MediaServerError)?.code == .bindFailed
         }
         await first.shutdown()
-        let wildcard = try await CastMediaServer.start(.init(host: "0.0.0.0", advertisedHost: "127.0.0.1"))
+        let wildcard = try await MediaServer.start(.init(host: "0.0.0.0", advertisedHost: "127.0.0.1"))
         #expect(try wildcard.register(data: [1], name: "a b").url == "http://127.0.0.1:\(wildcard.port)/\(wildcard.registrations[0].token)/a%20b")
         await wildcard.shutdown()
     }
@@ -182,7 +182,7 @@ struct HostileRequestTests {
 
     @Test func connectionsBeyondTheLimitAreRefused() async throws {
         let setup = try makeFiles()
-        let server = try await CastMediaServer.start(.init(host: "127.0.0.1", maximumConnections: 2))
+        let server = try await MediaServer.start(.init(host: "127.0.0.1", maximumConnections: 2))
         let registration = try server.register(file: setup.moviePath)
         let request = "GET \(registration.path) HTTP/1.1\r\nHost: x\r\nRange: bytes=0-0\r\n\r\n"
         let outcome = try await onBlockingThread { () -> [Int?] in
@@ -202,7 +202,7 @@ struct HostileRequestTests {
         }
         #expect(outcome == [206, 206, nil, 206])
         await server.shutdown()
-        await #expect { try await CastMediaServer.start(.init(host: "127.0.0.1", maximumConnections: 0)) } throws: {
+        await #expect { try await MediaServer.start(.init(host: "127.0.0.1", maximumConnections: 0)) } throws: {
             ($0 as? MediaServerError)?.code == .invalidConfiguration
         }
     }

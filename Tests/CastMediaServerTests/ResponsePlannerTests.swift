@@ -192,9 +192,9 @@ struct RequestTargetTests {
     }
 
     @Test func namesAreSanitized() {
-        #expect(CastMediaServer.sanitizedName("a/b\\c\u{0}.mp4") == "a_b_c_.mp4")
-        #expect(CastMediaServer.sanitizedName("..") == "file")
-        #expect(CastMediaServer.sanitizedName("") == "file")
+        #expect(MediaServer.sanitizedName("a/b\\c\u{0}.mp4") == "a_b_c_.mp4")
+        #expect(MediaServer.sanitizedName("..") == "file")
+        #expect(MediaServer.sanitizedName("") == "file")
     }
 }
 

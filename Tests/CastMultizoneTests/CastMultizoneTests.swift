@@ -1,7 +1,7 @@
 import CastChannels
 import CastJSON
 import CastMultizone
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import CastCore
 import Foundation
@@ -59,9 +59,9 @@ import Testing
 
 @Suite struct CastMultizoneChannelTests {
     @Test func againstAnEmulatedGroup() async throws {
-        let kitchen = CastReceiverGroupMember(name: "Kitchen", volumeLevel: 0.3)
-        let hall = CastReceiverGroupMember(name: "Hall", volumeLevel: 0.6, isMuted: true)
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(
+        let kitchen = EmulatedReceiverGroupMember(name: "Kitchen", volumeLevel: 0.3)
+        let hall = EmulatedReceiverGroupMember(name: "Hall", volumeLevel: 0.6, isMuted: true)
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(
             name: "Downstairs", kind: .group(members: [kitchen, hall]), replyLatency: .zero))
         let (senderEnd, receiverEnd) = InMemoryCastTransport.pair()
         await receiver.accept(receiverEnd)

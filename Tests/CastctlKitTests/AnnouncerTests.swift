@@ -3,7 +3,7 @@ import CastDiscoveryCore
 import CastJSON
 import CastMedia
 import CastMetadata
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import CastTLS
 import CastctlKit
@@ -14,17 +14,17 @@ import Testing
 
 /// An emulated receiver on loopback (real TLS) whose playback runs on a manual clock, so positions are exact.
 struct AnnounceRig {
-    let receiver: CastReceiver
+    let receiver: EmulatedReceiver
     let clock: ManualClock
     let device: CastDevice
     let port: Int
-    let members: [CastReceiverGroupMember]
+    let members: [EmulatedReceiverGroupMember]
 
-    static func start(members: [CastReceiverGroupMember] = []) async throws -> AnnounceRig {
+    static func start(members: [EmulatedReceiverGroupMember] = []) async throws -> AnnounceRig {
         let clock = ManualClock()
         let id = UUID()
-        let kind: CastReceiverDeviceKind = members.isEmpty ? .video : .group(members: members)
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(
+        let kind: EmulatedReceiverDeviceKind = members.isEmpty ? .video : .group(members: members)
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(
             name: "Announce TV", id: id, kind: kind, clock: clock, replyLatency: .zero, volumeLevel: 0.5))
         try await receiver.start()
         let port = try #require(await receiver.port)
@@ -212,8 +212,8 @@ struct AnnouncerTests {
     /// and each member's volume is saved; a member whose volume moved is set back where the group
     /// allows it (the emulator's groups take no SET_DEVICE_VOLUME: that is a note, not a failure).
     @Test func onAGroupTheGroupAnnouncesAndComesBack() async throws {
-        let kitchen = CastReceiverGroupMember(name: "Kitchen speaker", volumeLevel: 0.25)
-        let den = CastReceiverGroupMember(name: "Den speaker", volumeLevel: 0.6, isMuted: true)
+        let kitchen = EmulatedReceiverGroupMember(name: "Kitchen speaker", volumeLevel: 0.25)
+        let den = EmulatedReceiverGroupMember(name: "Den speaker", volumeLevel: 0.6, isMuted: true)
         let rig = try await AnnounceRig.start(members: [kitchen, den])
         let other = rig.cast(manual: false)
         try await other.startSession(with: rig.device)

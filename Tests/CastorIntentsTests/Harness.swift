@@ -2,7 +2,7 @@ import CastDiscoveryCore
 import CastIntents
 import CastJSON
 import CastMetadata
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import Castor
 import CastorIntents
@@ -12,14 +12,14 @@ import Testing
 /// An emulated receiver on loopback (TLS) with a Castor session on it. The receiver's clock is
 /// manual, so positions are exact: a queue started at 120 s reports 120 s.
 struct Device {
-    let receiver: CastReceiver
+    let receiver: EmulatedReceiver
     let cast: Cast
     let clock: ManualClock
 
     static func start(reconnect: CastReconnectPolicy = .never) async throws -> Device {
         let clock = ManualClock()
         let id = UUID()
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(
             name: "Intents TV", id: id, clock: clock, replyLatency: .zero))
         try await receiver.start()
         let port = try #require(await receiver.port)

@@ -1,7 +1,7 @@
 import CastChannels
 import CastDiscoveryCore
 import CastMedia
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import Foundation
 import Synchronization
@@ -62,8 +62,8 @@ final class EventLog: Sendable {
         CastConfiguration(heartbeatInterval: .seconds(3600), livenessTimeout: .seconds(7200), reconnectPolicy: policy)
     }
 
-    static func receiver(for device: CastDevice, id: UUID) -> CastReceiver {
-        CastReceiver(configuration: CastReceiverConfiguration(name: device.friendlyName, id: id, port: 0, replyLatency: .zero))
+    static func receiver(for device: CastDevice, id: UUID) -> EmulatedReceiver {
+        EmulatedReceiver(configuration: EmulatedReceiverConfiguration(name: device.friendlyName, id: id, port: 0, replyLatency: .zero))
     }
 
     /// Advances the manual clock to each back-off deadline until `done`. Only sleepers due within

@@ -1,5 +1,5 @@
 import CastChannels
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import Synchronization
 import Testing

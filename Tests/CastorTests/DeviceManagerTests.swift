@@ -1,4 +1,4 @@
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import Foundation
 import Testing
@@ -58,8 +58,8 @@ import Testing
     }
 
     @Test func groupMembers() async throws {
-        let kitchen = CastReceiverGroupMember(name: "Kitchen", volumeLevel: 0.3)
-        let hall = CastReceiverGroupMember(name: "Hall", volumeLevel: 0.6, isMuted: true)
+        let kitchen = EmulatedReceiverGroupMember(name: "Kitchen", volumeLevel: 0.3)
+        let hall = EmulatedReceiverGroupMember(name: "Hall", volumeLevel: 0.6, isMuted: true)
         let group = TestDevice.make("Downstairs", kind: .group(members: [kitchen, hall]))
         let connector = ReceiverConnector()
         connector.register(group.receiver, for: group.device)

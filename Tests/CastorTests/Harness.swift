@@ -1,7 +1,7 @@
 import CastChannels
 import CastDiscoveryCore
 import CastMedia
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import CastCore
 import Foundation
@@ -13,14 +13,14 @@ import Testing
 /// every open connection (as a network failure would) and make devices unreachable.
 final class ReceiverConnector: CastDeviceConnector {
     private struct State {
-        var receivers: [CastDeviceID: CastReceiver] = [:]
+        var receivers: [CastDeviceID: EmulatedReceiver] = [:]
         var receiverEnds: [InMemoryCastTransport] = []
         var reachable = true
         var connects = 0
     }
     private let state = Mutex(State())
 
-    func register(_ receiver: CastReceiver, for device: CastDevice) {
+    func register(_ receiver: EmulatedReceiver, for device: CastDevice) {
         state.withLock { $0.receivers[device.id] = receiver }
     }
 
@@ -55,13 +55,13 @@ final class ReceiverConnector: CastDeviceConnector {
 
 /// An emulated device and its discovery record.
 struct TestDevice {
-    let receiver: CastReceiver
+    let receiver: EmulatedReceiver
     let device: CastDevice
 
-    static func make(_ name: String, kind: CastReceiverDeviceKind = .video, volumeControl: CastReceiverVolumeControl = .attenuation,
+    static func make(_ name: String, kind: EmulatedReceiverDeviceKind = .video, volumeControl: EmulatedReceiverVolumeControl = .attenuation,
                      port: Int = 0) -> TestDevice {
         let id = UUID()
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(
             name: name, id: id, kind: kind, port: port, replyLatency: .zero, volumeControl: volumeControl))
         let device = CastDevice(id: CastDeviceID(id), friendlyName: name)
         return TestDevice(receiver: receiver, device: device)

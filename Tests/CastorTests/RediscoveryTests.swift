@@ -1,5 +1,5 @@
 import CastDiscoveryCore
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import CastTLS
 import Foundation
@@ -11,7 +11,7 @@ import Testing
 /// a record with an old address reaches nothing.
 final class EndpointConnector: CastDeviceConnector {
     private struct State {
-        var receivers: [String: CastReceiver] = [:]
+        var receivers: [String: EmulatedReceiver] = [:]
         var ends: [InMemoryCastTransport] = []
         var attempts: [String] = []
         /// Endpoints where a connect waits until it is cancelled (an address nobody holds any more:
@@ -20,7 +20,7 @@ final class EndpointConnector: CastDeviceConnector {
     }
     private let state = Mutex(State())
 
-    func register(_ receiver: CastReceiver?, at endpoint: CastDeviceEndpoint) {
+    func register(_ receiver: EmulatedReceiver?, at endpoint: CastDeviceEndpoint) {
         state.withLock { $0.receivers["\(endpoint)"] = receiver }
     }
 
@@ -36,7 +36,7 @@ final class EndpointConnector: CastDeviceConnector {
         guard let endpoint = device.preferredEndpoint else {
             throw CastTransportError(code: .connectFailed, message: "\(device.friendlyName) has no address")
         }
-        let (receiver, silent) = state.withLock { state -> (CastReceiver?, Bool) in
+        let (receiver, silent) = state.withLock { state -> (EmulatedReceiver?, Bool) in
             state.attempts.append("\(endpoint)")
             return (state.receivers["\(endpoint)"], state.silent.contains("\(endpoint)"))
         }

@@ -1,7 +1,7 @@
 import CastChannels
 import CastDiscoveryCore
 import CastMedia
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 import CastDiscoveryCore
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import CastTLS
 import Foundation
@@ -14,7 +14,7 @@ import Testing
 
     @Test func sessionOverTLS() async throws {
         let id = UUID()
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: "TLS TV", id: id))
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(name: "TLS TV", id: id))
         try await receiver.start()
         let port = try #require(await receiver.port)
         let device = Self.device("TLS TV", id: id, port: port)
@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func socketsOnPortFindsAListener() async throws {
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: "Probe", id: UUID()))
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(name: "Probe", id: UUID()))
         try await receiver.start()
         let port = try #require(await receiver.port)
         #expect(Self.socketsOnPort(port).contains { $0.hasPrefix("LISTEN ") })
@@ -76,10 +76,10 @@ import Testing
         // restart), made once: each bind attempt below is then a bind, not a 2048-bit key generation
         // (which took ~330 ms per attempt under load, so 100 attempts lasted 33 s).
         let credentials = try TLSCredentials.selfSigned(commonName: "Phoenix")
-        var started: (CastReceiver, Int)?
+        var started: (EmulatedReceiver, Int)?
         for _ in 0..<50 where started == nil {
             let candidate = Int.random(in: 10_000..<20_000)
-            let receiver = CastReceiver(configuration: CastReceiverConfiguration(
+            let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(
                 name: "Phoenix", id: id, port: candidate, tlsCredentials: credentials))
             if (try? await receiver.start()) != nil { started = (receiver, candidate) }
         }
@@ -111,10 +111,10 @@ import Testing
         // old connection's TIME_WAIT does not hold it). The bind has still failed under load, for a reason
         // not yet seen: it is retried a bounded number of times, and a failure names the last error and
         // the kernel's sockets on the port.
-        var restarted: CastReceiver?
+        var restarted: EmulatedReceiver?
         var lastError: (any Error)?
         for _ in 0..<500 where restarted == nil {
-            let candidate = CastReceiver(configuration: CastReceiverConfiguration(
+            let candidate = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(
                 name: "Phoenix", id: id, port: port, tlsCredentials: credentials))
             do {
                 try await candidate.start()
@@ -127,7 +127,7 @@ import Testing
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
-        let cause = String(describing: (lastError as? CastReceiverError)?.cause)
+        let cause = String(describing: (lastError as? EmulatedReceiverError)?.cause)
         let second = try #require(
             restarted,
             "could not listen on \(port) again: \(String(describing: lastError)) (cause: \(cause)); sockets on it: \(Self.socketsOnPort(port)); while the first receiver listened: \(firstSockets)")

@@ -1,5 +1,5 @@
 import CastJSON
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import Foundation
 import Testing
@@ -28,8 +28,8 @@ struct CastLocalFilesEndToEndTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         // Each fetch within 60 s, not the default 10 s: one run under heavy load had a fetch from castctl's server
         // time out (LOAD_FAILED 103 MEDIA_NETWORK after 15 s); the test is about what is fetched, not how fast.
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(
-            name: "Fetching TV", mediaFetching: CastReceiverMediaFetching(timeout: .seconds(60))))
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(
+            name: "Fetching TV", mediaFetching: EmulatedReceiverMediaFetching(timeout: .seconds(60))))
         try await receiver.start()
         let port = try #require(await receiver.port)
 

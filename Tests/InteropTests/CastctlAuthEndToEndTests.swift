@@ -1,5 +1,5 @@
 import CastJSON
-import CastReceiver
+import CastEmulator
 import CastTLS
 import Foundation
 import Testing
@@ -124,7 +124,7 @@ struct CastctlAuthEndToEndTests {
         try authority.rootCertificatePEM.write(to: root, atomically: true, encoding: .utf8)
         let crlRoot = directory.appendingPathComponent("crl-root.der")
         try Data(authority.trustStore.crlRootsDER[0]).write(to: crlRoot)
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: "Auth Show TV", deviceCredentials: credentials))
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(name: "Auth Show TV", deviceCredentials: credentials))
         try await receiver.start()
         let port = try #require(await receiver.port)
         defer { Task { await receiver.stop() } }

@@ -1,5 +1,5 @@
 import CastChannels
-import CastReceiver
+import CastEmulator
 import CastTLS
 import ChatChannel
 import Testing
@@ -9,7 +9,7 @@ import Testing
 @Suite struct ChatChannelTests {
     @Test("say() before the app runs is notConnected; after, lines arrive and a reader that stopped is removed")
     func sayAndLines() async throws {
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(
             name: "Chat TV", host: "127.0.0.1", port: 0, apps: [ChatReceiverHandler.app()]))
         try await receiver.start()
         let port = try #require(await receiver.port)

@@ -21,7 +21,7 @@ import Testing
     static let forbiddenModules: Set<String> = [
         "CastTLS", "CastTransport", "CGnuTLS", "SwiftProtobuf", "NIOCore", "NIOPosix", "NIOHTTP1", "NIOConcurrencyHelpers",
         "CNIOLinux", "CNIOPosix", "CCurl", "CastDownload", "CAvahiClient", "CastDiscovery", "CastDiscoveryCore", "CastHTTP",
-        "CastReceiver", "Castor", "CastXML", "CLibXML2",
+        "CastEmulator", "Castor", "CastXML", "CLibXML2",
     ]
 
     /// Every module the program's closure may hold: the light layer and swift-log.

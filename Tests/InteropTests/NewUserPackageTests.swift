@@ -1,4 +1,4 @@
-import CastReceiver
+import CastEmulator
 import CastTestSupport
 import Foundation
 import Testing
@@ -117,7 +117,7 @@ import Testing
 
     @Test(.enabled(if: isBuilt || runsInCI, "run `make new-user-package` first (make test does)"))
     func theQuickStartRunsAsWritten() async throws {
-        let receiver = CastReceiver(configuration: CastReceiverConfiguration(name: "Quick Start TV", port: 0))
+        let receiver = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(name: "Quick Start TV", port: 0))
         try await receiver.start()
         let port = try #require(await receiver.port)
         let result = try await Self.run("quickstart", ["127.0.0.1", String(port)])

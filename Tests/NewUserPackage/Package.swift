@@ -31,7 +31,7 @@ let package = Package(
         // Castor's article "Your first Cast program".
         .executableTarget(
             name: "first-cast-program",
-            dependencies: ["Castor", "CastReceiver", "CastDiscovery", "CastKnownHosts", "CastChannels", "CastTLS",
+            dependencies: ["Castor", "CastEmulator", "CastDiscovery", "CastKnownHosts", "CastChannels", "CastTLS",
                            "CastMetadata", "CastJSON"]
                 .map { .product(name: $0, package: castor) }),
     ]

@@ -1,6 +1,6 @@
 import CastDiscovery
 import CastJSON
-import CastReceiver
+import CastEmulator
 import Castor
 import Foundation
 import Logging
@@ -13,9 +13,9 @@ public final class PlaybackDevice: Sendable {
     /// The device.
     public let device: CastDevice
     /// The emulated receiver, when playing on the embedded one.
-    public let embeddedReceiver: CastReceiver?
+    public let embeddedReceiver: EmulatedReceiver?
 
-    private init(cast: Cast, device: CastDevice, embeddedReceiver: CastReceiver?) {
+    private init(cast: Cast, device: CastDevice, embeddedReceiver: EmulatedReceiver?) {
         self.cast = cast
         self.device = device
         self.embeddedReceiver = embeddedReceiver
@@ -32,8 +32,8 @@ public final class PlaybackDevice: Sendable {
     /// session on it.
     public static func embedded(name: String = "AudioCast Speaker") async throws(AudioCastError) -> PlaybackDevice {
         let id = UUID()
-        let receiver = CastReceiver(
-            configuration: CastReceiverConfiguration(name: name, id: id, kind: .audio, host: "127.0.0.1", port: 0),
+        let receiver = EmulatedReceiver(
+            configuration: EmulatedReceiverConfiguration(name: name, id: id, kind: .audio, host: "127.0.0.1", port: 0),
             logger: quietLogger)
         do {
             try await receiver.start()
@@ -69,7 +69,7 @@ public final class PlaybackDevice: Sendable {
     public static func discovered(_ name: String, timeout: Duration = .seconds(5),
                                   reconnectingFor reconnectTimeout: Duration? = nil) async throws(AudioCastError) -> PlaybackDevice {
         let reconnect: CastReconnectPolicy = reconnectTimeout.map { .within($0) } ?? .never
-        let report = await CastDiscovery.discover(using: AvahiDeviceBrowser(), timeout: timeout)
+        let report = await AvahiDeviceBrowser().discover(timeout: timeout)
         let wanted = try? CastDeviceID(parsing: name)
         guard let device = report.devices.first(where: {
             (wanted != nil && $0.id == wanted) || $0.friendlyName.caseInsensitiveCompare(name) == .orderedSame
@@ -81,7 +81,7 @@ public final class PlaybackDevice: Sendable {
     }
 
     private static func connect(
-        _ device: CastDevice, embeddedReceiver: CastReceiver?, keepPlaying: Bool, connectTimeout: Duration = .seconds(10),
+        _ device: CastDevice, embeddedReceiver: EmulatedReceiver?, keepPlaying: Bool, connectTimeout: Duration = .seconds(10),
         reconnect: CastReconnectPolicy = .never, browser: (any DeviceBrowser)? = nil
     ) async throws(AudioCastError) -> PlaybackDevice {
         let cast = Cast(configuration: CastConfiguration(reconnectPolicy: reconnect, stopsReceiverAppOnEnd: !keepPlaying),

@@ -1,7 +1,7 @@
 import CastChannels
 import CastJSON
 import CastMedia
-@_spi(Benchmarking) import CastReceiver
+@_spi(Benchmarking) import CastEmulator
 import CastTLS
 import NIOCore
 
@@ -10,7 +10,7 @@ import NIOCore
 /// run the network commands): `--count N` minus `--count 0` divided by N is one SEEK's cost.
 ///
 /// - receiver: a SEEK frame (one of 500 made beforehand, each to another position) decoded, handed to the emulated receiver's engine (playing the benchmark's
-///   media), its MEDIA_STATUS reply framed: what `CastReceiver` does per request.
+///   media), its MEDIA_STATUS reply framed: what `EmulatedReceiver` does per request.
 /// - sender: the SEEK built and framed (`CastMediaChannel.seek`'s request), then that reply's frame decoded, its
 ///   requestId read for routing and its MEDIA_STATUS decoded from the bytes with its type, in one pass, a `media` the
 ///   previous status carried not read again: what `CastConnection` and `CastMediaChannel` do per command.
@@ -19,7 +19,7 @@ enum SeekWork {
         let count = try arguments.int("count", 1000)
         let side = try arguments.string("side")
         let sender = "sender-0"
-        var engine = CastReceiverEngineDriver()
+        var engine = EmulatedReceiverEngineDriver()
         engine.open(socket: 1, now: .zero)
         func send(_ json: JSONValue, to destination: String, _ namespace: CastNamespace) -> [CastMessage] {
             engine.receive(CastMessage(sourceId: sender, destinationId: destination, namespace: namespace.rawValue, json: json),

@@ -1,4 +1,4 @@
-import CastReceiver
+import CastEmulator
 import CastTLS
 import Foundation
 import NIOCore
@@ -15,19 +15,19 @@ enum Serve {
         let group = MultiThreadedEventLoopGroup.singleton
         let echo = try await RawTLS.startEchoServer(credentials: credentials, group: group)
         var ports: [Int] = []
-        var keep: [CastReceiver] = []
+        var keep: [EmulatedReceiver] = []
         for index in 0..<count {
             // Each receiver listens with `start()`, as a user's does: its sockets are served on the
             // receiver's own event loop, so a request is read, answered and written on one thread.
             // (Until 2026-11-27 the bench hosted receivers on a transport server over the whole event
             // loop group: half the connections were served on the other loop, two thread hand-offs per
-            // request that `CastReceiver.start()` never makes.)
+            // request that `EmulatedReceiver.start()` never makes.)
             // The descriptor reserve is the process's: one listener keeping it is enough (each keeping
             // one would hold 16 spare descriptors and scan the whole table on its first accept).
-            var configuration = CastReceiverConfiguration(name: "Bench \(index)", replyLatency: .milliseconds(latency))
+            var configuration = EmulatedReceiverConfiguration(name: "Bench \(index)", replyLatency: .milliseconds(latency))
             configuration.tlsCredentials = credentials
             configuration.connectionLimits = index == 0 ? CastTransportServer.Limits() : CastTransportServer.Limits(descriptorReserve: 0)
-            let receiver = CastReceiver(configuration: configuration)
+            let receiver = EmulatedReceiver(configuration: configuration)
             try await receiver.start()
             guard let port = await receiver.port else { throw BenchError("receiver \(index) has no port") }
             ports.append(port)

@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import CastReceiver
+@_spi(Fuzzing) import CastEmulator
 
 /// Reads arbitrary bytes as an audio file for its codecs: FLAC `STREAMINFO`, WAV `fmt `, the Ogg
 /// identification headers, the AVI container, ADTS and MPEG audio frame headers. The probe picks the
@@ -6,6 +6,6 @@
 /// The first two bytes choose how much the fetcher saw; never a crash.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAudioFileCodecsEntry(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    CastReceiverFuzzing.fuzzCodecProbe(.adts, UnsafeRawBufferPointer(start: start, count: count))
+    EmulatedReceiverFuzzing.fuzzCodecProbe(.adts, UnsafeRawBufferPointer(start: start, count: count))
     return 0
 }

@@ -1,9 +1,9 @@
-@_spi(Fuzzing) import CastReceiver
+@_spi(Fuzzing) import CastEmulator
 
 /// Runs arbitrary bytes as a script of sender messages against the emulated receiver's state machine; every
-/// reply must be a well-formed CastMessage with JSON Foundation reads (see `CastReceiverFuzzing.run`).
+/// reply must be a well-formed CastMessage with JSON Foundation reads (see `EmulatedReceiverFuzzing.run`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzReceiverRequests(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    CastReceiverFuzzing.run(script: Array(UnsafeBufferPointer(start: start, count: count)))
+    EmulatedReceiverFuzzing.run(script: Array(UnsafeBufferPointer(start: start, count: count)))
     return 0
 }

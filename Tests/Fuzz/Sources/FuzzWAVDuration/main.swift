@@ -1,9 +1,9 @@
-@_spi(Fuzzing) import CastReceiver
+@_spi(Fuzzing) import CastEmulator
 
 /// Probes arbitrary bytes for a media duration (the first two bytes choose how much the fetcher saw):
 /// a bounded result, never a crash or an unbounded follow-up request.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWAVDurationEntry(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    CastReceiverFuzzing.fuzzProbe(.wav, UnsafeRawBufferPointer(start: start, count: count))
+    EmulatedReceiverFuzzing.fuzzProbe(.wav, UnsafeRawBufferPointer(start: start, count: count))
     return 0
 }

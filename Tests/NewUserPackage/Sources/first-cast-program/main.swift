@@ -2,14 +2,14 @@ import CastChannels
 import CastDiscovery
 import CastKnownHosts
 import CastMetadata
-import CastReceiver
+import CastEmulator
 import CastTLS
 import Castor
 import Foundation
 
-let greetingApp = CastReceiverApp(
+let greetingApp = EmulatedReceiverApp(
     appId: "A1B2C3D4", displayName: "Greeter", namespaces: ["urn:x-cast:com.example.greeting"], handler: GreetingApp())
-let tv = CastReceiver(configuration: CastReceiverConfiguration(name: "Living Room TV", port: 0, apps: [greetingApp]))
+let tv = EmulatedReceiver(configuration: EmulatedReceiverConfiguration(name: "Living Room TV", port: 0, apps: [greetingApp]))
 try await tv.start()
 let port = await tv.port ?? 8009
 
