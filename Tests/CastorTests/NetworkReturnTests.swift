@@ -39,17 +39,11 @@ final class ScriptedNetworkMonitor: CastNetworkMonitor {
 /// stay in its 60 s wait and the test would fail.
 @Suite struct NetworkReturnTests {
     @Test func theNetworkComingBackEndsTheBackOffAndTheSessionIsRejoined() async throws {
-        let clock = ManualClock()
-        let id = UUID()
-        let device = RediscoveryTests.device(id, at: "10.0.0.5", port: 8009)
-        let endpoint = try #require(device.preferredEndpoint)
-        let receiver = ConnectionLossTests.receiver(for: device, id: id)
-        let connector = EndpointConnector()
-        connector.register(receiver, at: endpoint)
+        let rig = try ReachableDevice()
+        let (clock, device, endpoint, receiver, connector) = (rig.clock, rig.device, rig.endpoint, rig.receiver, rig.connector)
         let monitor = ScriptedNetworkMonitor()
         let policy = CastReconnectPolicy(maxAttempts: 5, initialDelay: .seconds(60), maxDelay: .seconds(60), jitter: 0)
-        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), connector: connector, clock: clock,
-                        networkMonitor: monitor)
+        let cast = rig.cast(policy, networkMonitor: monitor)
         let log = EventLog(cast)
         try await cast.startSession(with: device)
         let player = try #require(cast.player)
@@ -80,17 +74,11 @@ final class ScriptedNetworkMonitor: CastNetworkMonitor {
     /// the attempt the network's return starts may still fail. The next few follow within a second
     /// instead of after the policy's back-off (60 s here).
     @Test func anAttemptThatFailsJustAfterTheNetworkCameBackIsRetriedWithinASecond() async throws {
-        let clock = ManualClock()
-        let id = UUID()
-        let device = RediscoveryTests.device(id, at: "10.0.0.5", port: 8009)
-        let endpoint = try #require(device.preferredEndpoint)
-        let receiver = ConnectionLossTests.receiver(for: device, id: id)
-        let connector = EndpointConnector()
-        connector.register(receiver, at: endpoint)
+        let rig = try ReachableDevice()
+        let (clock, device, endpoint, receiver, connector) = (rig.clock, rig.device, rig.endpoint, rig.receiver, rig.connector)
         let monitor = ScriptedNetworkMonitor()
         let policy = CastReconnectPolicy(maxAttempts: 10, initialDelay: .seconds(60), maxDelay: .seconds(60), jitter: 0)
-        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), connector: connector, clock: clock,
-                        networkMonitor: monitor)
+        let cast = rig.cast(policy, networkMonitor: monitor)
         let log = EventLog(cast)
         try await cast.startSession(with: device)
         connector.register(nil, at: endpoint)

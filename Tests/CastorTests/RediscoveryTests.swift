@@ -145,16 +145,11 @@ final class DelegateLog: CastDelegate {
     /// clock never moves in this test: without the announcement cutting the wait short (the code
     /// before this test) the session stays in its 60 s wait and the test fails.
     @Test func aDeviceAnnouncedAgainIsTriedAtOnceNotAfterTheBackOff() async throws {
-        let clock = ManualClock()
-        let id = UUID()
-        let device = Self.device(id, at: "10.0.0.5", port: 8009)
-        let endpoint = try #require(device.preferredEndpoint)
-        let first = ConnectionLossTests.receiver(for: device, id: id)
-        let connector = EndpointConnector()
-        connector.register(first, at: endpoint)
+        let rig = try ReachableDevice()
+        let (device, endpoint, first, connector) = (rig.device, rig.endpoint, rig.receiver, rig.connector)
         let browser = FakeBrowser()
         let policy = CastReconnectPolicy(maxAttempts: 5, initialDelay: .seconds(60), maxDelay: .seconds(60), jitter: 0)
-        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), browser: browser, connector: connector, clock: clock, networkMonitor: nil)
+        let cast = rig.cast(policy, browser: browser)
         let log = EventLog(cast)
         browser.add(device)
         try await waitUntil("the browser lists the device") { cast.devices.count == 1 }
@@ -172,7 +167,7 @@ final class DelegateLog: CastDelegate {
         #expect(connector.attempts.count == 1)
 
         // It restarts at the same address and announces itself again.
-        let restarted = ConnectionLossTests.receiver(for: device, id: id)
+        let restarted = ConnectionLossTests.receiver(for: device, id: rig.id)
         connector.register(restarted, at: endpoint)
         browser.add(device)
         try await waitUntil("the session resumed without the clock moving") {
@@ -238,17 +233,12 @@ final class DelegateLog: CastDelegate {
     /// fault lab's kill -9 case once resumed 9.39 s after the restart because the back-off slept past
     /// it. The refusal is real: a loopback port that is bound and not listening, reached over TCP.
     @Test func aRefusedAttemptIsRetriedSoon() async throws {
-        let clock = ManualClock()
-        let id = UUID()
-        let device = Self.device(id, at: "10.0.0.5", port: 8009)
-        let endpoint = try #require(device.preferredEndpoint)
-        let receiver = ConnectionLossTests.receiver(for: device, id: id)
-        let connector = EndpointConnector()
-        connector.register(receiver, at: endpoint)
+        let rig = try ReachableDevice()
+        let (clock, device, receiver, connector) = (rig.clock, rig.device, rig.receiver, rig.connector)
         let policy = CastReconnectPolicy(maxAttempts: 3, initialDelay: .seconds(5), maxDelay: .seconds(60), jitter: 0)
         let refusing = try RefusingPort()
         let switching = RefusingConnector(first: connector, port: refusing.port)
-        let cast = Cast(configuration: ConnectionLossTests.configuration(policy), connector: switching, clock: clock, networkMonitor: nil)
+        let cast = rig.cast(policy, connector: switching)
         let log = EventLog(cast)
         try await cast.startSession(with: device)
         try await #require(cast.player).loadItems(from: [Assets.movie(1)])
@@ -268,14 +258,9 @@ final class DelegateLog: CastDelegate {
 
     @Test func aDeviceThatStaysAtItsAddressIsRejoinedThereWithoutDiscovery() async throws {
         // A session started on a device discovery never listed (castctl --host) keeps its record.
-        let clock = ManualClock()
-        let id = UUID()
-        let device = Self.device(id, at: "10.0.0.5", port: 8009)
-        let endpoint = try #require(device.preferredEndpoint)
-        let receiver = ConnectionLossTests.receiver(for: device, id: id)
-        let connector = EndpointConnector()
-        connector.register(receiver, at: endpoint)
-        let cast = Cast(configuration: ConnectionLossTests.configuration(.within(.seconds(60))), connector: connector, clock: clock, networkMonitor: nil)
+        let rig = try ReachableDevice()
+        let (clock, device, endpoint, receiver, connector) = (rig.clock, rig.device, rig.endpoint, rig.receiver, rig.connector)
+        let cast = rig.cast(.within(.seconds(60)))
         let log = EventLog(cast)
         try await cast.startSession(with: device)
         try await #require(cast.player).loadItems(from: [Assets.movie(1)])
