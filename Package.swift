@@ -18,6 +18,14 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+/// The light layer's settings besides: an import is internal unless written `public import` (so a module's
+/// public interface names exactly the modules it exposes), and a member is visible only where its module is
+/// imported (no member reaches a file through another file's import).
+let lightSettings: [SwiftSetting] = strictSettings + [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
 let nio: [Target.Dependency] = [
     .product(name: "NIOCore", package: "swift-nio"),
     .product(name: "NIOPosix", package: "swift-nio"),
@@ -105,11 +113,11 @@ let package = Package(
         .target(name: "CastJSON", path: "Modules/CastJSON", swiftSettings: strictSettings),
         // The message, the CastTransport protocol, the in-memory transport, transport errors, device
         // authentication as a protocol (CastDeviceVerifier) and its values, and the one elapsed-time clock.
-        .target(name: "CastCore", dependencies: ["CastJSON"], path: "Modules/CastCore", swiftSettings: strictSettings),
+        .target(name: "CastCore", dependencies: ["CastJSON"], path: "Modules/CastCore", swiftSettings: lightSettings),
         // Metadata of every Cast type, images, custom data, the 64 KiB rule: values only (downloads are CastDownload).
-        .target(name: "CastMetadata", dependencies: ["CastJSON"], path: "Modules/CastMetadata", swiftSettings: strictSettings),
+        .target(name: "CastMetadata", dependencies: ["CastJSON"], path: "Modules/CastMetadata", swiftSettings: lightSettings),
         // What discovery finds and the protocols that find it: devices, TXT records, DeviceBrowser, HTTPFetcher.
-        .target(name: "CastDiscoveryCore", path: "Modules/CastDiscoveryCore", swiftSettings: strictSettings),
+        .target(name: "CastDiscoveryCore", path: "Modules/CastDiscoveryCore", swiftSettings: lightSettings),
         // What each model of Cast device decodes, and the vocabulary of media (codecs, streams, containers):
         // shared by the emulated receiver and by senders that plan conversions. No dependencies.
         .target(name: "CastDeviceProfiles", path: "Modules/CastDeviceProfiles", swiftSettings: strictSettings),
@@ -118,18 +126,18 @@ let package = Package(
         .target(
             name: "CastChannels",
             dependencies: ["CastCore", "CastJSON", .product(name: "Logging", package: "swift-log")],
-            path: "Modules/CastChannels", swiftSettings: strictSettings),
+            path: "Modules/CastChannels", swiftSettings: lightSettings),
 
         // MARK: Layer 3, channels: plugins of a connection (on layers 1 and 2 alone)
         .target(
             name: "CastMedia", dependencies: ["CastChannels", "CastMetadata", "CastJSON"],
-            path: "Modules/CastMedia", swiftSettings: strictSettings),
+            path: "Modules/CastMedia", swiftSettings: lightSettings),
         .target(
             name: "CastQueue", dependencies: ["CastMedia", "CastChannels", "CastMetadata", "CastJSON"],
-            path: "Modules/CastQueue", swiftSettings: strictSettings),
+            path: "Modules/CastQueue", swiftSettings: lightSettings),
         .target(
             name: "CastMultizone", dependencies: ["CastChannels", "CastJSON"],
-            path: "Plugins/CastMultizone", swiftSettings: strictSettings),
+            path: "Plugins/CastMultizone", swiftSettings: lightSettings),
 
         // MARK: Layer 4, implementations: each brings its C library or SwiftNIO
         // CASTV2 over TLS: the protobuf wire codec, framing, GnuTLS on SwiftNIO (TLSCastTransport,

@@ -1,5 +1,6 @@
 import CastCore
 import Foundation
+import Logging
 
 extension CastConnection {
     /// Sends the device-authentication challenge as the first message and checks the answer with

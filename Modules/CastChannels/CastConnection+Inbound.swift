@@ -1,5 +1,6 @@
 import CastJSON
 import CastCore
+import Synchronization
 
 extension CastConnection {
     /// One event from the transport, on its I/O thread.

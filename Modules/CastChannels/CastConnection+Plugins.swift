@@ -1,5 +1,6 @@
 import CastJSON
 import CastCore
+import Synchronization
 
 extension CastConnection {
     /// Adds a channel plugin. It connects as soon as its app runs (at once for platform channels

@@ -1,5 +1,6 @@
 public import CastJSON
 import CastCore
+import Synchronization
 
 extension CastConnection {
     /// Sends `json` with a fresh `requestId` to `destinationId` on `namespace` and waits for the reply.

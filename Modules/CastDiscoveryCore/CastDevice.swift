@@ -1,3 +1,4 @@
+import Foundation
 /// A Cast device (or an audio group) found on the network.
 ///
 /// A device is identified by ``id`` — the UUID it advertises — and nothing else. The same device

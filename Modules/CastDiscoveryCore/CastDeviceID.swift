@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A Cast device's identity: the 128-bit UUID it advertises in the TXT key `id`.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An HTTP response: status, headers (names lower-cased) and body.
 public struct HTTPFetchResponse: Sendable, Hashable {

@@ -1,5 +1,5 @@
-import CastJSON
-import CastMetadata
+public import CastJSON
+public import CastMetadata
 
 extension CastMediaChannel {
     /// Loads media (LOAD) and returns the first status of the new media session.

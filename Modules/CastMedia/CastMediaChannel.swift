@@ -1,5 +1,5 @@
-import CastChannels
-import CastJSON
+public import CastChannels
+public import CastJSON
 import CastMetadata
 import Foundation
 import Synchronization

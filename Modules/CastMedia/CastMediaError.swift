@@ -1,5 +1,5 @@
-import CastJSON
-import CastMetadata
+public import CastJSON
+public import CastMetadata
 
 /// Why a media command failed: the receiver's error reply, or a failure to get one.
 ///

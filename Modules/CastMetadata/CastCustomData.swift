@@ -1,5 +1,5 @@
-import CastJSON
-import Foundation
+public import CastJSON
+public import Foundation
 
 /// Application data exchanged with a receiver app, as typed JSON (`customData`).
 ///

@@ -1,5 +1,5 @@
-import CastJSON
-import Foundation
+public import CastJSON
+public import Foundation
 
 /// One artwork image: a URL and, optionally, its size in pixels.
 ///

@@ -91,4 +91,4 @@ extension CastMetadata {
     }
 }
 
-import Foundation
+public import Foundation

@@ -1,4 +1,4 @@
-import CastJSON
+public import CastJSON
 
 /// The 64 KiB rule: a Cast message (the protobuf `CastMessage`, envelope and JSON payload) may not
 /// exceed 65 536 bytes, or the receiver drops the connection.

@@ -1,5 +1,5 @@
-@_spi(JSONReading) import CastJSON
-import Foundation
+@_spi(JSONReading) public import CastJSON
+public import Foundation
 
 /// What is being played: a title, artwork and the fields of one metadata type (`GCKMediaMetadata`).
 ///

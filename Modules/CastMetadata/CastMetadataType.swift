@@ -1,4 +1,4 @@
-import CastJSON
+public import CastJSON
 
 /// The kind of content a ``CastMetadata`` describes: the receiver adapts its layout to it.
 ///

@@ -1,7 +1,7 @@
 import CastChannels
 import CastJSON
-import CastMedia
-import CastMetadata
+public import CastMedia
+public import CastMetadata
 
 /// Queue commands (QUEUE_*) on the media channel, each awaited and typed like the media commands.
 extension CastMediaChannel {

@@ -1,6 +1,6 @@
 import CastChannels
 import CastJSON
-import CastMedia
+public import CastMedia
 import Synchronization
 
 /// The receiver's queue, mirrored on the sender (`GCKMediaQueue`).

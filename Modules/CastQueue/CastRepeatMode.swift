@@ -1,4 +1,4 @@
-import CastMedia
+public import CastMedia
 
 /// The repeat modes a player UI offers (Castor's `CastRepeatMode`): off, one, all.
 ///

@@ -1,4 +1,4 @@
-import CastMedia
+public import CastMedia
 
 /// One entry of a desired queue: an item already in the queue (by id) or a new one.
 public enum QueueEntry: Sendable, Hashable {

@@ -1,6 +1,6 @@
 import CastJSON
-import CastMedia
-import CastMetadata
+public import CastMedia
+public import CastMetadata
 
 /// Builds a `QueueItem` (CastMedia) step by step (`GCKMediaQueueItemBuilder`).
 ///

@@ -1,6 +1,6 @@
-import CastChannels
-import CastJSON
-import CastMedia
+public import CastChannels
+public import CastJSON
+public import CastMedia
 
 /// A change of the queue model, published on ``CastMediaQueue/changes``.
 public enum QueueModelChange: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import CastJSON
-import CastCore
+package import CastCore
 
 /// The types a ``ConnectionStateMachine`` carries for its shell without looking inside them.
 ///

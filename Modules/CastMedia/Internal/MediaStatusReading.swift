@@ -1,4 +1,4 @@
-@_spi(JSONReading) import CastJSON
+@_spi(JSONReading) package import CastJSON
 import CastMetadata
 
 // MEDIA_STATUS read straight from the payload's bytes with `JSONPullReader`, without a `JSONValue` tree

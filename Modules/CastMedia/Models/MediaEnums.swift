@@ -1,4 +1,4 @@
-import CastJSON
+public import CastJSON
 import CastMetadata
 
 /// A string-valued enumeration of the Cast protocol that keeps values it does not know.

@@ -1,5 +1,5 @@
-import CastJSON
-import CastMetadata
+public import CastJSON
+public import CastMetadata
 
 /// What to play: a URL or id, its type, metadata and tracks (`GCKMediaInformation`, the `media` object).
 ///

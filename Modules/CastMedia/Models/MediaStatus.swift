@@ -1,5 +1,5 @@
-import CastJSON
-import CastMetadata
+public import CastJSON
+public import CastMetadata
 
 /// The state of a media session as the receiver reports it (one entry of MEDIA_STATUS `status`).
 ///

@@ -1,6 +1,6 @@
-import CastJSON
-import CastMetadata
-import Foundation
+public import CastJSON
+public import CastMetadata
+public import Foundation
 
 /// One track of a media item: a text, audio or video stream (`GCKMediaTrack`).
 ///

@@ -1,5 +1,5 @@
-import CastJSON
-import CastMetadata
+public import CastJSON
+public import CastMetadata
 
 /// One item of a media queue (`GCKMediaQueueItem`, the `QueueItem` object).
 ///

@@ -1,4 +1,4 @@
-import CastJSON
+public import CastJSON
 import CastMetadata
 
 /// The commands a media session accepts now (`supportedMediaCommands` bitmask).

@@ -1,5 +1,5 @@
-import CastJSON
-import CastMetadata
+public import CastJSON
+public import CastMetadata
 
 /// An sRGB colour with opacity, written `#RRGGBBAA` on the wire.
 public struct CastColor: Sendable, Hashable, Codable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import CastJSON
+package import CastJSON
 
 // The hand-written model decoders of CastMetadata and CastMedia read a parsed `JSONValue` tree with these
 // helpers instead of going through Codable: no generic dispatch over `Decodable`, no coding paths, no

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// RFC 822 / RFC 2822 dates as found in RSS `pubDate`, parsed without locale-dependent formatters.
 package enum RFC822Date {
