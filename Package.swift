@@ -5,7 +5,7 @@
 //
 // The targets are grouped by layer, each depending only on the layers above it in this file:
 //   C system libraries (each imported by exactly one Swift target)
-//   1 light: values and protocols (CastJSON, CastCore, CastMetadata, CastDiscoveryCore, CastDeviceProfiles)
+//   1 light: values and protocols (CastJSON, CastCore, CastMediaMetadata, CastDiscoveryCore, CastDeviceProfiles)
 //   2 the connection (CastChannels)            3 channels (CastMedia, CastQueue, CastMultizone)
 //   4 implementations with their C libraries or SwiftNIO (CastTLS, CastDiscovery, CastDownload, CastHTTP,
 //     CastKnownHosts, CastDIAL, …), the media plane and the emulated receiver
@@ -38,7 +38,7 @@ let package = Package(
         // Layer 1, light: values and protocols, no C library, SwiftNIO or protobuf.
         .library(name: "CastJSON", targets: ["CastJSON"]),
         .library(name: "CastCore", targets: ["CastCore"]),
-        .library(name: "CastMetadata", targets: ["CastMetadata"]),
+        .library(name: "CastMediaMetadata", targets: ["CastMediaMetadata"]),
         .library(name: "CastDiscoveryCore", targets: ["CastDiscoveryCore"]),
         .library(name: "CastDeviceProfiles", targets: ["CastDeviceProfiles"]),
         // Layers 2 and 3: the connection and its channels, on the light layer alone.
@@ -115,7 +115,7 @@ let package = Package(
         // authentication as a protocol (CastDeviceVerifier) and its values, and the one elapsed-time clock.
         .target(name: "CastCore", dependencies: ["CastJSON"], path: "Modules/CastCore", swiftSettings: lightSettings),
         // Metadata of every Cast type, images, custom data, the 64 KiB rule: values only (downloads are CastDownload).
-        .target(name: "CastMetadata", dependencies: ["CastJSON"], path: "Modules/CastMetadata", swiftSettings: lightSettings),
+        .target(name: "CastMediaMetadata", dependencies: ["CastJSON"], path: "Modules/CastMediaMetadata", swiftSettings: lightSettings),
         // What discovery finds and the protocols that find it: devices, TXT records, DeviceBrowser, HTTPFetcher.
         .target(name: "CastDiscoveryCore", path: "Modules/CastDiscoveryCore", swiftSettings: lightSettings),
         // What each model of Cast device decodes, and the vocabulary of media (codecs, streams, containers):
@@ -130,10 +130,10 @@ let package = Package(
 
         // MARK: Layer 3, channels: plugins of a connection (on layers 1 and 2 alone)
         .target(
-            name: "CastMedia", dependencies: ["CastChannels", "CastMetadata", "CastJSON"],
+            name: "CastMedia", dependencies: ["CastChannels", "CastMediaMetadata", "CastJSON"],
             path: "Modules/CastMedia", swiftSettings: lightSettings),
         .target(
-            name: "CastQueue", dependencies: ["CastMedia", "CastChannels", "CastMetadata", "CastJSON"],
+            name: "CastQueue", dependencies: ["CastMedia", "CastChannels", "CastMediaMetadata", "CastJSON"],
             path: "Modules/CastQueue", swiftSettings: lightSettings),
         .target(
             name: "CastMultizone", dependencies: ["CastChannels", "CastJSON"],
@@ -155,9 +155,9 @@ let package = Package(
         // Bounded downloads of feeds and images (libcurl) and the image cache.
         .target(name: "CastDownload", dependencies: ["CastCore", "CCurl"], path: "Modules/CastDownload", swiftSettings: strictSettings),
         .target(name: "CastXML", dependencies: ["CLibXML2"], path: "Modules/CastXML", swiftSettings: strictSettings),
-        // Podcast RSS feeds (libxml2 through CastXML): apart from CastMetadata so media control needs no XML.
+        // Podcast RSS feeds (libxml2 through CastXML): apart from CastMediaMetadata so media control needs no XML.
         .target(
-            name: "CastPodcast", dependencies: ["CastMetadata", "CastXML"],
+            name: "CastPodcast", dependencies: ["CastMediaMetadata", "CastXML"],
             path: "Modules/CastPodcast", swiftSettings: strictSettings),
         // One bounded HTTP/1.1 GET on SwiftNIO (no TLS), shared by the receiver's fetcher, DIAL and known hosts
         // (BoundedHTTPFetcher, their HTTPFetcher).
@@ -223,7 +223,7 @@ let package = Package(
         // links Avahi only when its user builds an AvahiDeviceBrowser.
         .target(
             name: "Castor",
-            dependencies: ["CastChannels", "CastMedia", "CastQueue", "CastMetadata", "CastDiscoveryCore", "CastCore", "CastTLS",
+            dependencies: ["CastChannels", "CastMedia", "CastQueue", "CastMediaMetadata", "CastDiscoveryCore", "CastCore", "CastTLS",
                            "CastJSON", "CastMultizone", .product(name: "Logging", package: "swift-log")],
             path: "Modules/Castor", swiftSettings: strictSettings),
         // Plays resolved media-intent requests on a CastPlayer (a target of its own so Castor does not pull GRDB in).
@@ -232,7 +232,7 @@ let package = Package(
             path: "Modules/CastorIntents", swiftSettings: strictSettings),
         // Publishes a Cast session as an MPRIS 2 player on the D-Bus session bus (desktop media controls, playerctl).
         .target(
-            name: "CastMPRIS", dependencies: ["CDBus", "Castor", "CastDiscoveryCore", "CastMedia", "CastQueue", "CastMetadata"],
+            name: "CastMPRIS", dependencies: ["CDBus", "Castor", "CastDiscoveryCore", "CastMedia", "CastQueue", "CastMediaMetadata"],
             path: "Modules/CastMPRIS", swiftSettings: strictSettings),
 
         // MARK: Test support for users' tests (ManualClock, ScriptedCastPeer on the in-memory transport, peers)
@@ -249,7 +249,7 @@ let package = Package(
         // castctl's settings, saved states and announcements (a library so CastctlKitTests can test them in-process).
         .target(
             name: "CastctlKit",
-            dependencies: ["Castor", "CastDiscoveryCore", "CastMedia", "CastChannels", "CastMetadata", "CastProcess",
+            dependencies: ["Castor", "CastDiscoveryCore", "CastMedia", "CastChannels", "CastMediaMetadata", "CastProcess",
                            "CastDeviceProfiles", "CastJSON", "CastConversion"],
             path: "Examples/CastctlKit", swiftSettings: strictSettings),
         .target(
@@ -258,7 +258,7 @@ let package = Package(
         .executableTarget(
             name: "castctl",
             dependencies: ["CastDiscoveryCore", 
-                "CastCore", "CastTLS", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastQueue",
+                "CastCore", "CastTLS", "CastChannels", "CastJSON", "CastMediaMetadata", "CastMedia", "CastQueue",
                 "CastEmulator", "ChatChannel", "CastMirroring", "CastStreaming", "CastMediaServer", "CastDiscovery", "CastKnownHosts", "CastDIAL", "Castor",
                 "CastMPRIS", "CastctlKit", "CastorVersion", "CastConversion", "CastDeviceProfiles", "CastHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -275,7 +275,7 @@ let package = Package(
         // The Audio Cast sample: AudioCastKit holds the library and commands (shared by the program and its tests).
         .target(
             name: "AudioCastKit",
-            dependencies: ["CastMedia", "CastDownload", "CastorIntents", "Castor", "CastIntents", "CastMetadata", "CastPodcast", "CastEmulator", "CastDiscovery",
+            dependencies: ["CastMedia", "CastDownload", "CastorIntents", "Castor", "CastIntents", "CastMediaMetadata", "CastPodcast", "CastEmulator", "CastDiscovery",
                            "CastJSON",
                            .product(name: "Logging", package: "swift-log")],
             path: "Examples/AudioCast/AudioCastKit", swiftSettings: strictSettings),
@@ -288,7 +288,7 @@ let package = Package(
         // MARK: Benchmarks (`make bench`, release mode; not part of `make test`)
         .executableTarget(
             name: "castor-bench",
-            dependencies: ["CastCore", "CastTLS", "CastChannels", "CastJSON", "CastMetadata", "CastMedia", "CastEmulator"] + nio
+            dependencies: ["CastCore", "CastTLS", "CastChannels", "CastJSON", "CastMediaMetadata", "CastMedia", "CastEmulator"] + nio
                 + [.product(name: "NIOEmbedded", package: "swift-nio")],
             path: "Tests/Benchmarks/CastorBench", swiftSettings: strictSettings),
 
@@ -321,14 +321,14 @@ let package = Package(
             path: "Tests/CastChannelsTests"),
         .testTarget(name: "CastXMLTests", dependencies: ["CastTestSupport", "CastXML"], path: "Tests/CastXMLTests"),
         .testTarget(name: "CastDownloadTests", dependencies: ["CastDownload", "CastTestSupport"], path: "Tests/CastDownloadTests"),
-        .testTarget(name: "CastMetadataTests", dependencies: ["CastMetadata", "CastPodcast", "CastJSON", "CastXML"], path: "Tests/CastMetadataTests"),
+        .testTarget(name: "CastMediaMetadataTests", dependencies: ["CastMediaMetadata", "CastPodcast", "CastJSON", "CastXML"], path: "Tests/CastMediaMetadataTests"),
         // A scripted media receiver and harness shared by the media and queue tests.
         .target(
             name: "CastMediaTestSupport",
             dependencies: ["CastMedia", "CastChannels", "CastCore", "CastJSON", "CastTestSupport"],
             path: "Tests/CastMediaTestSupport"),
-        .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastCore", "CastTLS", "CastMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastMediaTests"),
-        .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastCore", "CastMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastQueueTests"),
+        .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastCore", "CastTLS", "CastMediaMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastMediaTests"),
+        .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastCore", "CastMediaMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastQueueTests"),
         .testTarget(
             name: "CastDiscoveryTests",
             dependencies: ["CastDiscovery", "CastHTTP", "CastDiscoveryCore", "CastKnownHosts", "CastDIAL", "CastTLS", "CastJSON", "CastTestSupport"],
@@ -359,11 +359,11 @@ let package = Package(
         .testTarget(
             name: "CastorTests",
             dependencies: ["Castor", "CastEmulator", "CastDiscoveryCore", "CastChannels", "CastMedia", "CastQueue",
-                           "CastMetadata", "CastCore", "CastTLS", "CastJSON", "CastTestSupport"],
+                           "CastMediaMetadata", "CastCore", "CastTLS", "CastJSON", "CastTestSupport"],
             path: "Tests/CastorTests"),
         .testTarget(
             name: "CastorIntentsTests",
-            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastEmulator", "CastDiscoveryCore", "CastQueue", "CastMetadata", "CastJSON", "CastTestSupport"],
+            dependencies: ["CastorIntents", "Castor", "CastIntents", "CastEmulator", "CastDiscoveryCore", "CastQueue", "CastMediaMetadata", "CastJSON", "CastTestSupport"],
             path: "Tests/CastorIntentsTests"),
         .testTarget(
             // Also runs the built `audiocast` program (found next to the test bundle, like InteropTests).
@@ -380,7 +380,7 @@ let package = Package(
             path: "Tests/CastMediaServerTests"),
         .testTarget(
             name: "CastctlKitTests",
-            dependencies: ["CastctlKit", "Castor", "CastEmulator", "CastDiscoveryCore", "CastChannels", "CastMedia", "CastMetadata", "CastTLS", "CastJSON", "CastTestSupport", "CastDeviceProfiles", "CastConversion"],
+            dependencies: ["CastctlKit", "Castor", "CastEmulator", "CastDiscoveryCore", "CastChannels", "CastMedia", "CastMediaMetadata", "CastTLS", "CastJSON", "CastTestSupport", "CastDeviceProfiles", "CastConversion"],
             path: "Tests/CastctlKitTests", exclude: ["YTDLP"]),
         .testTarget(
             name: "CastConversionTests",
@@ -388,7 +388,7 @@ let package = Package(
             path: "Tests/CastConversionTests"),
         .testTarget(
             name: "CastMPRISTests",
-            dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMetadata", "CastEmulator", "CastDiscoveryCore", "CastCore",
+            dependencies: ["CastMPRIS", "Castor", "CastMedia", "CastQueue", "CastMediaMetadata", "CastEmulator", "CastDiscoveryCore", "CastCore",
                            "CastTestSupport"],
             path: "Tests/CastMPRISTests"),
     ]

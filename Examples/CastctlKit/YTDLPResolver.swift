@@ -1,7 +1,7 @@
 import CastConversion
 import CastDeviceProfiles
 import CastMedia
-import CastMetadata
+import CastMediaMetadata
 import Castor
 import Foundation
 #if canImport(FoundationNetworking)

@@ -2,7 +2,7 @@ import ArgumentParser
 import CastJSON
 import CastMedia
 import CastMediaServer
-import CastMetadata
+import CastMediaMetadata
 import CastctlKit
 import Castor
 import Dispatch

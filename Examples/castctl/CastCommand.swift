@@ -5,7 +5,7 @@ import CastDeviceProfiles
 import CastJSON
 import CastMedia
 import CastMediaServer
-import CastMetadata
+import CastMediaMetadata
 import CastQueue
 import Castor
 import CastctlKit

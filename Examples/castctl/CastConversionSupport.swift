@@ -6,7 +6,7 @@ import CastHTTP
 import CastJSON
 import CastMedia
 import CastMediaServer
-import CastMetadata
+import CastMediaMetadata
 import CastQueue
 import Foundation
 

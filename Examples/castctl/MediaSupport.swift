@@ -2,7 +2,7 @@ import ArgumentParser
 import CastChannels
 import CastJSON
 import CastMedia
-import CastMetadata
+import CastMediaMetadata
 import Foundation
 
 extension DeviceOptions {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CastDiscoveryCore
 import CastMedia
-import CastMetadata
+import CastMediaMetadata
 import CastEmulator
 import CastCore
 import Castor

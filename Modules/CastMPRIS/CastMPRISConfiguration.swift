@@ -1,4 +1,4 @@
-public import CastMetadata
+public import CastMediaMetadata
 
 /// How a ``CastMPRISPlayer`` presents a Cast session on the desktop.
 public struct CastMPRISConfiguration: Sendable {

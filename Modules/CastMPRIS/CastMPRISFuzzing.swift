@@ -1,6 +1,6 @@
 import CDBus
 import CastMedia
-import CastMetadata
+import CastMediaMetadata
 import CastQueue
 import Foundation
 

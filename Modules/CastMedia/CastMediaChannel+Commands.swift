@@ -1,5 +1,5 @@
 public import CastJSON
-public import CastMetadata
+public import CastMediaMetadata
 
 extension CastMediaChannel {
     /// Loads media (LOAD) and returns the first status of the new media session.

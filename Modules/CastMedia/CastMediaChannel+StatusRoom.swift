@@ -1,6 +1,6 @@
 import CastChannels
 import CastJSON
-import CastMetadata
+import CastMediaMetadata
 
 extension CastMediaChannel {
     /// What a MEDIA_STATUS reporting one item holds beyond twice the item's media and its custom

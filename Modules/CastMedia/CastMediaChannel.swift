@@ -1,6 +1,6 @@
 public import CastChannels
 public import CastJSON
-import CastMetadata
+import CastMediaMetadata
 import Foundation
 import Synchronization
 

@@ -1,5 +1,5 @@
 public import CastJSON
-public import CastMetadata
+public import CastMediaMetadata
 
 /// Why a media command failed: the receiver's error reply, or a failure to get one.
 ///

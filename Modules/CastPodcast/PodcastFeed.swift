@@ -1,4 +1,4 @@
-import CastMetadata
+import CastMediaMetadata
 import CastXML
 import Foundation
 

@@ -1,7 +1,7 @@
 import CastChannels
 import CastJSON
 public import CastMedia
-public import CastMetadata
+public import CastMediaMetadata
 
 /// Queue commands (QUEUE_*) on the media channel, each awaited and typed like the media commands.
 extension CastMediaChannel {

@@ -1,6 +1,6 @@
 import CastJSON
 public import CastMedia
-public import CastMetadata
+public import CastMediaMetadata
 
 /// Builds a `QueueItem` (CastMedia) step by step (`GCKMediaQueueItemBuilder`).
 ///

@@ -1,6 +1,6 @@
 @testable import CastMPRIS
 import CastMedia
-import CastMetadata
+import CastMediaMetadata
 import CastQueue
 import Foundation
 

@@ -1,7 +1,7 @@
 import CastMediaTestSupport
 import CastChannels
 import CastJSON
-import CastMetadata
+import CastMediaMetadata
 import CastTestSupport
 import CastCore
 import Foundation

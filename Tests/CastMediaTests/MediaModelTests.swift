@@ -1,6 +1,6 @@
 import CastMediaTestSupport
 import CastJSON
-import CastMetadata
+import CastMediaMetadata
 import CastTestSupport
 import Foundation
 import Testing

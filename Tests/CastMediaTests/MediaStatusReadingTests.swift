@@ -1,5 +1,5 @@
 import CastJSON
-import CastMetadata
+import CastMediaMetadata
 import CastTestSupport
 import Foundation
 import Testing

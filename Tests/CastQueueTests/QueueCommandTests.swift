@@ -2,7 +2,7 @@ import CastMediaTestSupport
 import CastChannels
 import CastJSON
 import CastMedia
-import CastMetadata
+import CastMediaMetadata
 import CastTestSupport
 import Testing
 

@@ -2,7 +2,7 @@ import CastChannels
 import CastDiscoveryCore
 import CastJSON
 import CastMedia
-import CastMetadata
+import CastMediaMetadata
 import CastEmulator
 import CastTestSupport
 import CastTLS

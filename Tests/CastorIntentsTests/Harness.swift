@@ -1,7 +1,7 @@
 import CastDiscoveryCore
 import CastIntents
 import CastJSON
-import CastMetadata
+import CastMediaMetadata
 import CastEmulator
 import CastTestSupport
 import Castor

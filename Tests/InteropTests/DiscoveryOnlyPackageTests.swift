@@ -17,7 +17,7 @@ import Testing
     /// Modules whose objects would mean TLS, protobuf, XML or SwiftNIO code in a discovery-only program.
     static let forbiddenModules: Set<String> = [
         "CastTransport", "CastChannels", "CGnuTLS", "SwiftProtobuf", "CastXML", "CLibXML2", "CastHTTP", "CastKnownHosts",
-        "CastDIAL", "NIOCore", "NIOPosix", "NIOHTTP1", "NIOSSL", "Logging", "CastMetadata", "CCurl",
+        "CastDIAL", "NIOCore", "NIOPosix", "NIOHTTP1", "NIOSSL", "Logging", "CastMediaMetadata", "CCurl",
     ]
 
     /// The modules whose object files were linked into the program.

@@ -26,7 +26,7 @@ import Testing
 
     /// Every module the program's closure may hold: the light layer and swift-log.
     static let allowedModules: Set<String> = [
-        "play_in_memory", "CastChannels", "CastMedia", "CastMetadata", "CastCore", "CastJSON", "Logging",
+        "play_in_memory", "CastChannels", "CastMedia", "CastMediaMetadata", "CastCore", "CastJSON", "Logging",
     ]
 
     /// The modules whose object files were linked into the program.

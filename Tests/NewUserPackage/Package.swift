@@ -32,7 +32,7 @@ let package = Package(
         .executableTarget(
             name: "first-cast-program",
             dependencies: ["Castor", "CastEmulator", "CastDiscovery", "CastKnownHosts", "CastChannels", "CastTLS",
-                           "CastMetadata", "CastJSON"]
+                           "CastMediaMetadata", "CastJSON"]
                 .map { .product(name: $0, package: castor) }),
     ]
 )

@@ -1,5 +1,5 @@
 import CastIntents
-import CastMetadata
+import CastMediaMetadata
 import Castor
 import CastorIntents
 import Foundation

@@ -1,5 +1,5 @@
 import CastIntents
-import CastMetadata
+import CastMediaMetadata
 import CastPodcast
 import Foundation
 

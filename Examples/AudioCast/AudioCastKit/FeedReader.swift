@@ -1,5 +1,5 @@
 import CastDownload
-import CastMetadata
+import CastMediaMetadata
 import CastPodcast
 import Foundation
 #if canImport(FoundationNetworking)

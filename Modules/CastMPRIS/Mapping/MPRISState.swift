@@ -1,5 +1,5 @@
 import CastMedia
-import CastMetadata
+import CastMediaMetadata
 import CastQueue
 import Foundation
 

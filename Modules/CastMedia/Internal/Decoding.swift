@@ -1,5 +1,5 @@
 import CastJSON
-import CastMetadata
+import CastMediaMetadata
 
 /// A coding key for any member name.
 struct AnyCodingKey: CodingKey, Hashable {

@@ -1,5 +1,5 @@
 @_spi(JSONReading) package import CastJSON
-import CastMetadata
+import CastMediaMetadata
 
 // MEDIA_STATUS read straight from the payload's bytes with `JSONPullReader`, without a `JSONValue` tree
 // for the message, its statuses, media, tracks and queue items. The rules are those of the tree decoders

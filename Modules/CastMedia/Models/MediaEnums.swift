@@ -1,5 +1,5 @@
 public import CastJSON
-import CastMetadata
+import CastMediaMetadata
 
 /// A string-valued enumeration of the Cast protocol that keeps values it does not know.
 ///

@@ -1,5 +1,5 @@
 public import CastJSON
-public import CastMetadata
+public import CastMediaMetadata
 
 /// What to play: a URL or id, its type, metadata and tracks (`GCKMediaInformation`, the `media` object).
 ///

@@ -1,5 +1,5 @@
 public import CastJSON
-public import CastMetadata
+public import CastMediaMetadata
 
 /// The state of a media session as the receiver reports it (one entry of MEDIA_STATUS `status`).
 ///

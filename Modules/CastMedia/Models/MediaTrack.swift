@@ -1,5 +1,5 @@
 public import CastJSON
-public import CastMetadata
+public import CastMediaMetadata
 public import Foundation
 
 /// One track of a media item: a text, audio or video stream (`GCKMediaTrack`).

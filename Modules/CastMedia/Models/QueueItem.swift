@@ -1,5 +1,5 @@
 public import CastJSON
-public import CastMetadata
+public import CastMediaMetadata
 
 /// One item of a media queue (`GCKMediaQueueItem`, the `QueueItem` object).
 ///

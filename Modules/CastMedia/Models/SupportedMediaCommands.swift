@@ -1,5 +1,5 @@
 public import CastJSON
-import CastMetadata
+import CastMediaMetadata
 
 /// The commands a media session accepts now (`supportedMediaCommands` bitmask).
 public struct SupportedMediaCommands: OptionSet, Sendable, Hashable, Codable {

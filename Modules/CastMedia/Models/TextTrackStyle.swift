@@ -1,5 +1,5 @@
 public import CastJSON
-public import CastMetadata
+public import CastMediaMetadata
 
 /// An sRGB colour with opacity, written `#RRGGBBAA` on the wire.
 public struct CastColor: Sendable, Hashable, Codable, CustomStringConvertible {

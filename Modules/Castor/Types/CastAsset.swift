@@ -1,5 +1,5 @@
 public import CastMedia
-public import CastMetadata
+public import CastMediaMetadata
 public import Foundation
 
 /// Hints the receiver needs to play a URL.

@@ -1,5 +1,5 @@
 import CastMedia
-import CastMetadata
+import CastMediaMetadata
 import Foundation
 
 /// What the media round-trip benchmark plays: the same title, artwork and subtitle track that

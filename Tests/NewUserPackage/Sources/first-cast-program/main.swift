@@ -1,7 +1,7 @@
 import CastChannels
 import CastDiscovery
 import CastKnownHosts
-import CastMetadata
+import CastMediaMetadata
 import CastEmulator
 import CastTLS
 import Castor

@@ -2,7 +2,7 @@ import CastJSON
 import Foundation
 import Testing
 
-@testable import CastMetadata
+@testable import CastMediaMetadata
 
 @Suite("CastMetadata wire format")
 struct CastMetadataWireTests {

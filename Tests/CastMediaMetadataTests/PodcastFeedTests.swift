@@ -2,7 +2,7 @@ import CastXML
 import Foundation
 import Testing
 
-import CastMetadata
+import CastMediaMetadata
 @testable import CastPodcast
 
 @Suite("Podcast feeds")

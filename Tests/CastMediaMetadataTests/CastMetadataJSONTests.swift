@@ -2,7 +2,7 @@ import CastJSON
 import Foundation
 import Testing
 
-@testable import CastMetadata
+@testable import CastMediaMetadata
 
 /// The hand-written `init(json:)` decoders of the metadata models, and the Codable path that delegates to them.
 @Suite("Metadata models decode from a JSON tree")

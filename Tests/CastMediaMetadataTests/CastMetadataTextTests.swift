@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-@testable import CastMetadata
+@testable import CastMediaMetadata
 
 /// Metadata read from bytes (`CastMetadata.read(from:)`, the MEDIA_STATUS path) keeps its object as text and
 /// reads fields on demand; every accessor must give what metadata read from the tree (`init(json:)`) gives.
