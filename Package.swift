@@ -130,7 +130,7 @@ let package = Package(
 
         // MARK: Layer 3, channels: plugins of a connection (on layers 1 and 2 alone)
         .target(
-            name: "CastMedia", dependencies: ["CastChannels", "CastMediaMetadata", "CastJSON"],
+            name: "CastMedia", dependencies: ["CastChannels", "CastCore", "CastMediaMetadata", "CastJSON"],
             path: "Modules/CastMedia", swiftSettings: lightSettings),
         .target(
             name: "CastQueue", dependencies: ["CastMedia", "CastChannels", "CastMediaMetadata", "CastJSON"],
@@ -199,7 +199,7 @@ let package = Package(
         // and the stream receiver and sender state machines. No sockets: the emulated receiver and the
         // mirroring sender run them.
         .target(
-            name: "CastStreaming", dependencies: ["CNettle", "CastJSON"],
+            name: "CastStreaming", dependencies: ["CNettle", "CastJSON", "CastCore"],
             path: "Modules/CastStreaming", swiftSettings: strictSettings),
         // Mirroring a screen, a file or the desktop's sound to a device over Cast Streaming: sources,
         // encoders (libvpx, libopus, OpenH264), and the session that launches the mirroring app and streams.

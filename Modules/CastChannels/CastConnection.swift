@@ -93,7 +93,7 @@ public final class CastConnection: Sendable {
     public let configuration: CastConnectionConfiguration
     /// The logger.
     public let logger: Logger
-    let timer: CastTimer
+    let timer: ElapsedClock
     let state: Mutex<State>
     let eventBroadcaster = CastBroadcaster<CastConnectionEvent>()
     let messageBroadcaster = CastBroadcaster<CastChannelMessage>()
@@ -126,7 +126,7 @@ public final class CastConnection: Sendable {
         self.deviceVerifier = deviceVerifier ?? transport.deviceVerifier
         self.configuration = configuration
         self.logger = logger
-        let timer = CastTimer(clock)
+        let timer = ElapsedClock(clock)
         self.timer = timer
         state = Mutex(State(machine: Machine(
             configuration: configuration, firstRequestId: Int.random(in: 1...1_000_000), now: timer.elapsed())))

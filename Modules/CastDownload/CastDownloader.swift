@@ -18,7 +18,7 @@ import Foundation
 public struct CastDownloader: Sendable {
     /// The limits of each download.
     public var limits: CastDownloadLimits
-    private let clock: CastTimer
+    private let clock: ElapsedClock
 
     /// Creates a downloader.
     /// - Parameters:
@@ -26,7 +26,7 @@ public struct CastDownloader: Sendable {
     ///   - clock: the clock of the deadline and the rate checks (inject a manual one in tests).
     public init(limits: CastDownloadLimits = .feed, clock: any Clock<Duration> = ContinuousClock()) {
         self.limits = limits
-        self.clock = CastTimer(clock)
+        self.clock = ElapsedClock(clock)
     }
 
     /// The body at `url`.
@@ -53,7 +53,7 @@ public struct CastDownloader: Sendable {
     }
 
     /// Fails the transfer when its deadline passes or a rate window brings too few bytes.
-    private static func watch(_ transfer: CurlTransfer, limits: CastDownloadLimits, clock: CastTimer) async {
+    private static func watch(_ transfer: CurlTransfer, limits: CastDownloadLimits, clock: ElapsedClock) async {
         let start = clock.elapsed()
         let deadline = start + limits.deadline
         let window = limits.rateWindow

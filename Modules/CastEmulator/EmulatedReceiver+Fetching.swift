@@ -54,7 +54,7 @@ extension EmulatedReceiver {
         let before = engine.violationCount
         perform(engine.mediaFetchCompleted(
             sessionId: plan.sessionId, token: plan.token, failure: outcome.failure, durations: outcome.durations,
-            seekability: outcome.seekability, now: clock.now()))
+            seekability: outcome.seekability, now: clock.elapsed()))
         logNewViolations(since: before)
         rearm()
         refreshAdvertisement()

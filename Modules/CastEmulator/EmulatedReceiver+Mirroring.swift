@@ -138,7 +138,7 @@ extension EmulatedReceiver {
                     receiver.streaming?.channel = channel
                     receiver.streaming?.port = bound
                     receiver.logger.info("mirroring port open", metadata: ["port": "\(bound)"])
-                    receiver.perform(receiver.engine.streamingPortOpened(bound, appSessionId: appSessionId, now: receiver.clock.now()))
+                    receiver.perform(receiver.engine.streamingPortOpened(bound, appSessionId: appSessionId, now: receiver.clock.elapsed()))
                 case .failure(let error):
                     receiver.perform(receiver.engine.streamingPortFailed("\(error)", appSessionId: appSessionId))
                 }
@@ -159,7 +159,7 @@ extension EmulatedReceiver {
         }
         let bytes = Array(envelope.data.readableBytesView)
         let before = engine.violations.count
-        perform(engine.receiveDatagram(bytes, now: clock.now()))
+        perform(engine.receiveDatagram(bytes, now: clock.elapsed()))
         logNewViolations(since: before)
         rearm()
         refreshAdvertisement()

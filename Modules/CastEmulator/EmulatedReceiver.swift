@@ -1,3 +1,4 @@
+import CastCore
 import CastJSON
 import CastStreaming
 import CastTLS
@@ -106,7 +107,7 @@ public actor EmulatedReceiver {
         self.loop = MultiThreadedEventLoopGroup.singleton.next()
         var settings = ReceiverEngine.Settings(configuration)
         let clock = ElapsedClock(configuration.clock)
-        settings.ntpTimeline = NTPTimeline.sampling(local: { clock.now() })
+        settings.ntpTimeline = NTPTimeline.sampling(local: { clock.elapsed() })
         self.engine = ReceiverEngine(settings: settings)
         self.clock = clock
         self.timersOnLoop = configuration.clock is ContinuousClock || configuration.clock is SuspendingClock
@@ -144,7 +145,7 @@ public actor EmulatedReceiver {
     public var mediaStatus: JSONValue? {
         catchUp()
         guard let media = engine.app?.media else { return nil }
-        return media.status(requestId: 0, at: clock.now())["status"]
+        return media.status(requestId: 0, at: clock.elapsed())["status"]
     }
 
     /// The advertisement the device publishes (TXT record with the current `rs`), once it listens.
@@ -273,7 +274,7 @@ public actor EmulatedReceiver {
         catchUp()
         let socket = nextSocket
         nextSocket += 1
-        engine.open(socket: socket, now: clock.now())
+        engine.open(socket: socket, now: clock.elapsed())
         let (outbox, continuation) = AsyncStream.makeStream(of: Outgoing.self)
         let latency = configuration.replyLatency
         let clock = self.clock
@@ -281,7 +282,7 @@ public actor EmulatedReceiver {
             for await item in outbox {
                 switch item {
                 case .message(let message, let due):
-                    if latency > .zero { try? await clock.sleep(due) }
+                    if latency > .zero { try? await clock.sleepUntil(due) }
                     do {
                         try transport.send(message)
                     } catch let error as CastTransportError where error.code == .messageTooLarge {
@@ -382,7 +383,7 @@ public actor EmulatedReceiver {
             ])
         }
         let before = engine.violationCount
-        perform(engine.receive(message, from: socket, now: clock.now()))
+        perform(engine.receive(message, from: socket, now: clock.elapsed()))
         logNewViolations(since: before)
         rearm()
         refreshAdvertisement()
@@ -400,7 +401,7 @@ public actor EmulatedReceiver {
         case .handshakeFailed(let peer, let error) where error.code == .evicted:
             // Under a flood of idle connections there can be thousands a second: one line a second at most.
             evictedSinceLog += 1
-            let now = clock.now()
+            let now = clock.elapsed()
             guard lastEvictionLog.map({ now - $0 >= .seconds(1) }) ?? true else { return }
             logger.notice("sender dropped before TLS", metadata: [
                 "reason": "\(error.code)", "peer": "\(peer)", "evicted": "\(evictedSinceLog)",
@@ -489,13 +490,13 @@ public actor EmulatedReceiver {
     /// Runs timers that are due (the timer task may not have run yet) so reads see current state.
     func catchUp() {
         guard phase != .stopped else { return }
-        perform(engine.tick(now: clock.now()))
+        perform(engine.tick(now: clock.elapsed()))
     }
 
     func perform(_ actions: [ReceiverAction]) {
         performing += 1
         defer { performing -= 1 }
-        let now = clock.now()
+        let now = clock.elapsed()
         for action in actions {
             switch action {
             case .send(let socket, let message):
@@ -554,7 +555,7 @@ public actor EmulatedReceiver {
         if timersOnLoop {
             // At most a day ahead: a sender may load media that lasts centuries, and a timer that fires
             // early only re-arms (near NIO's nanosecond limit its deadline arithmetic would overflow).
-            let delay = min(max(.zero, deadline - clock.now()), .seconds(86_400))
+            let delay = min(max(.zero, deadline - clock.elapsed()), .seconds(86_400))
             timer = .scheduled(loop.scheduleTask(in: TimeAmount(delay)) { [weak self] in
                 self?.assumeIsolated { $0.timerFired() }
             })
@@ -563,7 +564,7 @@ public actor EmulatedReceiver {
         let clock = self.clock
         timer = .task(Task { [weak self] in
             do {
-                try await clock.sleep(deadline)
+                try await clock.sleepUntil(deadline)
             } catch {
                 return
             }
@@ -574,10 +575,10 @@ public actor EmulatedReceiver {
     private func timerFired() {
         timer = nil
         armedDeadline = nil
-        lastTimerFire = clock.now()
+        lastTimerFire = clock.elapsed()
         guard phase != .stopped else { return }
         let before = engine.violationCount
-        perform(engine.tick(now: clock.now()))
+        perform(engine.tick(now: clock.elapsed()))
         logNewViolations(since: before)
         rearm()
         refreshAdvertisement()

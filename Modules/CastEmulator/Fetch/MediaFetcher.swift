@@ -1,3 +1,4 @@
+import CastCore
 import CastStreaming
 import Foundation
 import CastDeviceProfiles
@@ -106,11 +107,11 @@ struct MediaFetcher: Sendable {
         _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let clock = self.clock
-        let deadline = clock.now() + timeout
+        let deadline = clock.elapsed() + timeout
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await operation() }
             group.addTask {
-                try await clock.sleep(deadline)
+                try await clock.sleepUntil(deadline)
                 return nil
             }
             defer { group.cancelAll() }

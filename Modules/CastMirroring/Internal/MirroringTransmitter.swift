@@ -1,3 +1,4 @@
+import CastCore
 import CastStreaming
 import Logging
 import NIOCore
@@ -40,7 +41,7 @@ actor MirroringTransmitter {
         self.options = options
         self.clock = clock
         self.logger = logger
-        started = clock.now()
+        started = clock.elapsed()
         if senders[.video] != nil {
             bitRate = BitrateController(minimum: options.minimumVideoBitRate, maximum: options.maximumVideoBitRate,
                                         initial: options.initialVideoBitRate)
@@ -68,7 +69,7 @@ actor MirroringTransmitter {
         } catch {
             throw StreamingError(code: .socketFailed, message: "cannot open a UDP socket", cause: error)
         }
-        started = clock.now()
+        started = clock.elapsed()
         rearm()
     }
 
@@ -81,7 +82,7 @@ actor MirroringTransmitter {
 
     /// An input reached the encoder (for the stall check).
     func noteInput(_ kind: Kind) {
-        lastInput[kind] = clock.now()
+        lastInput[kind] = clock.elapsed()
         if kind == .video { framesCaptured += 1 }
     }
 
@@ -94,7 +95,7 @@ actor MirroringTransmitter {
     /// Encoded frames of a stream: sent, or refused when too much is in flight.
     func send(_ frames: [EncodedFrame], kind: Kind, timeBase: Int) {
         guard !finished, var sender = senders[kind] else { return }
-        let now = clock.now()
+        let now = clock.elapsed()
         for frame in frames {
             let rtp = Int64((Double(frame.captureTime.components.seconds) + Double(frame.captureTime.components.attoseconds) / 1e18) * Double(timeBase))
             switch sender.send(StreamSender.Frame(data: frame.data, isKeyFrame: frame.isKeyFrame, captureTime: frame.captureTime, rtpTimestamp: rtp), at: now) {
@@ -109,7 +110,7 @@ actor MirroringTransmitter {
 
     private func datagram(_ bytes: [UInt8]) {
         guard !finished, !RTPPacket.looksLikeRTP(bytes), let packets = try? RTCPPacket.parseCompound(bytes) else { return }
-        let now = clock.now()
+        let now = clock.elapsed()
         lastRTCP = now
         for kind in Array(senders.keys) {
             guard var sender = senders[kind] else { continue }
@@ -145,7 +146,7 @@ actor MirroringTransmitter {
 
     private func rearm() {
         guard !finished else { return }
-        let now = clock.now()
+        let now = clock.elapsed()
         var deadline = senders.values.compactMap(\.nextDeadline).min() ?? now + .seconds(1)
         deadline = min(deadline, now + .milliseconds(250))  // the silence and stall checks
         if let fired = lastTimerFire, deadline <= fired { deadline = fired + .milliseconds(1) }
@@ -162,7 +163,7 @@ actor MirroringTransmitter {
         timer = nil
         timerDeadline = nil
         guard !finished else { return }
-        let now = clock.now()
+        let now = clock.elapsed()
         lastTimerFire = now
         for kind in Array(senders.keys) {
             guard var sender = senders[kind] else { continue }

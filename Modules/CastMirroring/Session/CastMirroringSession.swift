@@ -1,5 +1,6 @@
 public import CastChannels
 public import CastStreaming
+import CastCore
 import CastJSON
 import Foundation
 public import Logging
@@ -139,7 +140,7 @@ public final class CastMirroringSession: Sendable {
             connection.remove(control)
             throw StreamingError(code: .socketFailed, message: "cannot resolve \(host)", cause: error)
         }
-        let timeline = NTPTimeline.sampling(local: { elapsed.now() })
+        let timeline = NTPTimeline.sampling(local: { elapsed.elapsed() })
         var senders: [MirroringTransmitter.Kind: StreamSender] = [:]
         var takenVideo: OfferedStream?
         var takenAudio: OfferedStream?
@@ -281,14 +282,14 @@ public final class CastMirroringSession: Sendable {
     public func run(for duration: Duration?) async throws(StreamingError) -> CastMirroringStatistics {
         let transmitter = self.transmitter
         let clock = self.clock
-        let deadline = duration.map { clock.now() + $0 }
+        let deadline = duration.map { clock.elapsed() + $0 }
         let failure: StreamingError? = await withTaskGroup(of: StreamingError?.self) { group in
             group.addTask { await transmitter.ended() }
             if let deadline {
                 group.addTask {
                     // The deadline ends the transmitter, which resumes the other child: a group waits for
                     // all its children, and a continuation ignores cancellation.
-                    guard (try? await clock.sleep(deadline)) != nil else { return nil }
+                    guard (try? await clock.sleepUntil(deadline)) != nil else { return nil }
                     await transmitter.finish()
                     return nil
                 }

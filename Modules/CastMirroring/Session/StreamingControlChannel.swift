@@ -1,3 +1,4 @@
+import CastCore
 import CastChannels
 import CastJSON
 import CastStreaming
@@ -77,11 +78,11 @@ final class StreamingControlChannel: CastChannelPlugin {
         }
         try await context.send(message.json)
         let elapsed = ElapsedClock(clock)
-        let deadline = elapsed.now() + timeout
+        let deadline = elapsed.elapsed() + timeout
         return await withTaskGroup(of: StreamingMessage?.self) { group in
             group.addTask { await self.reply(to: sequence) }
             group.addTask {
-                try? await elapsed.sleep(deadline)
+                try? await elapsed.sleepUntil(deadline)
                 return nil
             }
             let first = await group.next() ?? nil

@@ -1,3 +1,4 @@
+import CastCore
 import CastStreaming
 
 /// The session's clock as sources see it: time since the session started, which is what a frame's
@@ -17,10 +18,10 @@ public struct CaptureClock: Sendable {
     }
 
     /// The time since the session started.
-    public var now: Duration { elapsed.now() }
+    public var now: Duration { elapsed.elapsed() }
 
     /// Sleeps until the session's time reaches `time`.
     public func sleep(until time: Duration) async throws {
-        try await elapsed.sleep(time)
+        try await elapsed.sleepUntil(time)
     }
 }

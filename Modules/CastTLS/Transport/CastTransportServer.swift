@@ -183,7 +183,7 @@ public final class CastTransportServer: Sendable {
     ) async throws(CastTransportError) -> CastTransportServer {
         let credentials = try await Self.credentials(credentials)
         let events = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let clock = CastTimer(clock)
+        let clock = ElapsedClock(clock)
         let backoff = limits.acceptBackoff
         let reserve = limits.descriptorReserve
         let pending = PendingHandshakes(now: clock.elapsed)
@@ -223,7 +223,7 @@ public final class CastTransportServer: Sendable {
     /// Sets up one accepted connection (on its event loop): the pipeline, the handshake deadline, and
     /// its entry among the pending handshakes (for eviction under descriptor pressure).
     private static func accept(
-        _ child: any Channel, credentials: TLSCredentials, limits: Limits, clock: CastTimer, pending: PendingHandshakes,
+        _ child: any Channel, credentials: TLSCredentials, limits: Limits, clock: ElapsedClock, pending: PendingHandshakes,
         deliver: @escaping @Sendable (any CastTransport) -> Void, events: AsyncStream<Event>.Continuation
     ) throws {
         let peer = child.remoteAddress.map(TLSCastTransport.describe) ?? "unknown peer"

@@ -20,7 +20,7 @@ final class ReadGateHandler: ChannelDuplexHandler {
         var bytes: Int
         /// How long it may stay over the limit before it is dropped.
         var timeout: Duration
-        var clock: CastTimer
+        var clock: ElapsedClock
         /// Told when reading stops (`true`) or resumes (`false`) because of the limit.
         var report: @Sendable (_ paused: Bool) -> Void
     }
