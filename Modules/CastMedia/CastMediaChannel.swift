@@ -1,4 +1,5 @@
 public import CastChannels
+import CastCore
 public import CastJSON
 import CastMediaMetadata
 import Foundation
@@ -35,10 +36,12 @@ public final class CastMediaChannel: CastConnectionThreadPlugin {
         var generation = 0
         var status: MediaStatus?
         var hasSession = false
-        /// LOADs and QUEUE_LOADs sent and not yet answered: each replaces the media session, so the id
-        /// in ``status`` is about to go stale.
-        var sessionReplacements = 0
-        var position: MediaPositionTracker<AnyClockBox>
+        /// LOADs and QUEUE_LOADs started so far: each replaces the media session.
+        var replacementsStarted = 0
+        /// The serials (1, 2, …) of those not yet answered: while one is in flight, the id in ``status``
+        /// is about to go stale.
+        var replacementsInFlight: Set<Int> = []
+        var position: MediaPositionTracker<ElapsedClock>
         /// Replies already recorded by the request that awaited them but not yet seen by the plugin
         /// callback, oldest first (their texts). While one is pending, ``status`` is ahead of the
         /// messages the callback is still delivering, which are older and are published without
@@ -106,13 +109,18 @@ public final class CastMediaChannel: CastConnectionThreadPlugin {
     public init(clock: some Clock<Duration> = ContinuousClock(), timeout: Duration? = nil, requestsStatusOnConnect: Bool = false) {
         self.timeout = timeout
         self.requestsStatusOnConnect = requestsStatusOnConnect
-        state = Mutex(State(position: MediaPositionTracker(clock: AnyClockBox(clock))))
+        state = Mutex(State(position: MediaPositionTracker(clock: ElapsedClock(clock))))
     }
 
     // MARK: - Observing
 
     /// The latest status, or `nil` when there is no media session.
     public var status: MediaStatus? { state.withLock { $0.status } }
+
+    /// How many LOADs and QUEUE_LOADs this channel has started: read it when a status is applied, and
+    /// a background request made for that status can yield to the ones started later
+    /// (``exchange(_:needsSession:yieldingToReplacementsAfter:)``).
+    package var replacementsStarted: Int { state.withLock { $0.replacementsStarted } }
 
     /// The media session id of the latest status.
     public var mediaSessionId: Int? { state.withLock { $0.status?.mediaSessionId } }
@@ -343,29 +351,35 @@ public final class CastMediaChannel: CastConnectionThreadPlugin {
     /// usually its only owner, so adding the member copies nothing, and the caller still has it for
     /// its error messages.
     ///
-    /// With `yieldingToNewSession`, a request that needs the session is not sent while a LOAD or
-    /// QUEUE_LOAD is in flight (it would name the session that LOAD is replacing, and the receiver would
-    /// refuse it): it fails with ``CastMediaError/Code/noMediaSession`` instead. For background requests
-    /// that the new session's first status asks for again (the queue model's fetches).
+    /// With `yieldingToReplacementsAfter` (a value of ``replacementsStarted`` read earlier), a request
+    /// that needs the session is not sent while a LOAD or QUEUE_LOAD started since then is in flight (it
+    /// would name the session that LOAD is replacing, and the receiver would refuse it): it fails with
+    /// ``CastMediaError/Code/noMediaSession`` instead. For background requests that the new session's
+    /// first status asks for again (the queue model's fetches).
     package func exchange(
-        _ payload: inout JSONValue, needsSession: Bool, yieldingToNewSession: Bool = false
+        _ payload: inout JSONValue, needsSession: Bool, yieldingToReplacementsAfter serial: Int? = nil
     ) async throws(CastMediaError) -> (reply: CastChannelMessage, status: MediaStatusMessage?) {
         let type = Self.commandType(payload)
         let replacesSession = !needsSession && (type == "LOAD" || type == "QUEUE_LOAD")
-        let (context, sessionId, generation, replacing) = state.withLock { state in
-            let replacing = state.sessionReplacements > 0
-            if replacesSession, state.context != nil { state.sessionReplacements += 1 }
-            return (state.context, state.status?.mediaSessionId, state.generation, replacing)
+        let (context, sessionId, generation, replacement, yielding) = state.withLock { state in
+            let yielding = serial.map { serial in state.replacementsInFlight.contains { $0 > serial } } ?? false
+            var replacement: Int?
+            if replacesSession, state.context != nil {
+                state.replacementsStarted += 1
+                replacement = state.replacementsStarted
+                state.replacementsInFlight.insert(state.replacementsStarted)
+            }
+            return (state.context, state.status?.mediaSessionId, state.generation, replacement, yielding)
         }
         guard let context else {
             throw CastMediaError(code: .notConnected, message: "The media channel is not connected to a receiver app")
         }
-        defer { if replacesSession { state.withLock { $0.sessionReplacements -= 1 } } }
+        defer { if let replacement { _ = state.withLock { $0.replacementsInFlight.remove(replacement) } } }
         if needsSession {
             guard let sessionId else {
                 throw CastMediaError(code: .noMediaSession, message: "\(type) needs a media session, and there is none")
             }
-            if yieldingToNewSession && replacing {
+            if yielding {
                 throw CastMediaError(code: .noMediaSession, message: "\(type) not sent: a LOAD in flight is replacing media session \(sessionId)")
             }
             payload["mediaSessionId"] = .number(Double(sessionId))
@@ -455,31 +469,5 @@ extension CastMediaError {
         }
         self.init(code: code, message: "\(request): \(error.message)",
                   reason: error.reason.map(MediaErrorReason.init(rawValue:)), cause: error)
-    }
-}
-
-/// A type-erased clock, so the channel can keep a tracker without being generic.
-struct AnyClockBox: Clock, Sendable {
-    typealias Duration = Swift.Duration
-
-    struct Instant: InstantProtocol {
-        var offset: Swift.Duration
-        func advanced(by duration: Swift.Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Swift.Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    private let elapsed: @Sendable () -> Swift.Duration
-
-    init<C: Clock<Swift.Duration>>(_ clock: C) {
-        let start = clock.now
-        elapsed = { start.duration(to: clock.now) }
-    }
-
-    var now: Instant { Instant(offset: elapsed()) }
-    var minimumResolution: Swift.Duration { .nanoseconds(1) }
-
-    func sleep(until deadline: Instant, tolerance: Swift.Duration?) async throws {
-        try await Task.sleep(for: now.duration(to: deadline))
     }
 }

@@ -183,13 +183,13 @@ extension CastMediaChannel {
 
     /// The ids of every item, in order (QUEUE_GET_ITEM_IDS).
     public func queueFetchItemIds() async throws(CastMediaError) -> [Int] {
-        try await queueFetchItemIds(yieldingToNewSession: false)
+        try await queueFetchItemIds(yieldingToReplacementsAfter: nil)
     }
 
-    /// ``queueFetchItemIds()``; with `yieldingToNewSession`, not sent while a LOAD is replacing the session.
-    package func queueFetchItemIds(yieldingToNewSession: Bool) async throws(CastMediaError) -> [Int] {
+    /// ``queueFetchItemIds()``; with `yieldingToReplacementsAfter`, not sent while a LOAD started since is in flight.
+    package func queueFetchItemIds(yieldingToReplacementsAfter serial: Int?) async throws(CastMediaError) -> [Int] {
         var payload: JSONValue = ["type": "QUEUE_GET_ITEM_IDS"]
-        let reply = try await exchange(&payload, needsSession: true, yieldingToNewSession: yieldingToNewSession).reply
+        let reply = try await exchange(&payload, needsSession: true, yieldingToReplacementsAfter: serial).reply
         guard reply.type == "QUEUE_ITEM_IDS", let ids = reply.json?["itemIds"]?.arrayValue else {
             throw CastMediaError(code: .unexpectedReply, message: "Expected QUEUE_ITEM_IDS, got \(reply.type ?? "no type")")
         }
@@ -198,13 +198,13 @@ extension CastMediaChannel {
 
     /// Items by id (QUEUE_GET_ITEMS), as many as the receiver returns.
     public func queueFetchItems(_ itemIds: [Int]) async throws(CastMediaError) -> [QueueItem] {
-        try await queueFetchItems(itemIds, yieldingToNewSession: false)
+        try await queueFetchItems(itemIds, yieldingToReplacementsAfter: nil)
     }
 
-    /// ``queueFetchItems(_:)``; with `yieldingToNewSession`, not sent while a LOAD is replacing the session.
-    package func queueFetchItems(_ itemIds: [Int], yieldingToNewSession: Bool) async throws(CastMediaError) -> [QueueItem] {
+    /// ``queueFetchItems(_:)``; with `yieldingToReplacementsAfter`, not sent while a LOAD started since is in flight.
+    package func queueFetchItems(_ itemIds: [Int], yieldingToReplacementsAfter serial: Int?) async throws(CastMediaError) -> [QueueItem] {
         var payload: JSONValue = ["type": "QUEUE_GET_ITEMS", "itemIds": Self.ids(itemIds)]
-        let reply = try await exchange(&payload, needsSession: true, yieldingToNewSession: yieldingToNewSession).reply
+        let reply = try await exchange(&payload, needsSession: true, yieldingToReplacementsAfter: serial).reply
         guard reply.type == "QUEUE_ITEMS", let items = QueueModelState.queueItems(in: reply) else {
             throw CastMediaError(code: .unexpectedReply, message: "Expected QUEUE_ITEMS, got \(reply.type ?? "no type")")
         }

@@ -65,7 +65,7 @@ public final class CastMediaQueue: Sendable {
     /// with ``QueueModelChange/itemsLoaded(itemIds:)``).
     public func item(at index: Int) -> QueueItem? {
         let (item, effect) = state.withLock { $0.item(at: index) }
-        if let effect { perform([effect]) }
+        if let effect { perform([effect], yieldingToReplacementsAfter: media.replacementsStarted) }
         return item
     }
 
@@ -98,16 +98,18 @@ public final class CastMediaQueue: Sendable {
     // MARK: - Internals
 
     private func handle(_ json: JSONValue) {
+        let serial = media.replacementsStarted
         let (changes, effects) = state.withLock { $0.apply(json) }
         publish(changes)
-        perform(effects)
+        perform(effects, yieldingToReplacementsAfter: serial)
     }
 
     /// A message of the media channel; a MEDIA_STATUS is read from its bytes.
     private func handle(_ message: CastChannelMessage) {
+        let serial = media.replacementsStarted
         let (changes, effects) = state.withLock { $0.apply(message) }
         publish(changes)
-        perform(effects)
+        perform(effects, yieldingToReplacementsAfter: serial)
     }
 
     private func publish(_ changes: [QueueModelChange]) {
@@ -115,16 +117,19 @@ public final class CastMediaQueue: Sendable {
     }
 
     /// Sends fetches; their answers come back through the media messages and update the model there.
-    private func perform(_ effects: [QueueModelState.Effect]) {
+    ///
+    /// A fetch yields to a LOAD started after the status that asked for it (`serial`, the channel's
+    /// count of LOADs when that status was applied): sent while that LOAD is in flight it would name
+    /// the session being replaced, and the new session's first status asks again. A LOAD started
+    /// before is the one whose status this may be, and does not hold the fetch back.
+    private func perform(_ effects: [QueueModelState.Effect], yieldingToReplacementsAfter serial: Int) {
         for effect in effects {
             Task { [weak self, media] in
                 do throws(CastMediaError) {
                     switch effect {
-                    // Background fetches yield to a LOAD in flight: sent now they would name the session
-                    // it replaces; the new session's first status asks again.
-                    case .fetchItemIds: _ = try await media.queueFetchItemIds(yieldingToNewSession: true)
+                    case .fetchItemIds: _ = try await media.queueFetchItemIds(yieldingToReplacementsAfter: serial)
                     case .fetchItems(let ids):
-                        let received = Set(try await media.queueFetchItems(ids, yieldingToNewSession: true).compactMap(\.itemId))
+                        let received = Set(try await media.queueFetchItems(ids, yieldingToReplacementsAfter: serial).compactMap(\.itemId))
                         // Ids the receiver did not return may be asked for again.
                         self?.state.withLock { $0.fetchFailed(.fetchItems(ids.filter { !received.contains($0) })) }
                     }

@@ -196,6 +196,9 @@ public struct QueueModelState: Sendable {
     private mutating func applyStatus(_ status: MediaStatus) -> (changes: [QueueModelChange], effects: [Effect]) {
         var changes: [QueueModelChange] = []
         var effects: [Effect] = []
+        // A session that ended (IDLE with a reason: finished, cancelled, interrupted, failed) has no queue
+        // to fetch: the receiver refuses requests naming it. The next LOAD's session is fetched instead.
+        let ended = status.playerState == .idle && status.idleReason != nil
         if status.mediaSessionId != mediaSessionId {
             let hadItems = !itemIds.isEmpty
             mediaSessionId = status.mediaSessionId
@@ -204,7 +207,7 @@ public struct QueueModelState: Sendable {
             pendingItemIds = []
             isFetchingItemIds = false
             if hadItems { changes.append(.reloaded(itemIds: [])) }
-            effects += needItemIds()
+            if !ended { effects += needItemIds() }
         }
         if (status.currentItemId, status.loadingItemId, status.preloadedItemId) != (currentItemId, loadingItemId, preloadedItemId) {
             currentItemId = status.currentItemId
@@ -213,7 +216,7 @@ public struct QueueModelState: Sendable {
             changes.append(.currentItemChanged(current: currentItemId, loading: loadingItemId, preloaded: preloadedItemId))
         }
         let window = (status.items ?? []).filter { $0.itemId != nil && $0.media != nil }
-        if !isFetchingItemIds, window.contains(where: { !itemIds.contains($0.itemId!) })
+        if !ended, !isFetchingItemIds, window.contains(where: { !itemIds.contains($0.itemId!) })
             || (currentItemId.map { !itemIds.contains($0) } ?? false)
         {
             effects += needItemIds()

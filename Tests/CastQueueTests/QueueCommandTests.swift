@@ -182,15 +182,19 @@ struct QueueCommandTests {
         try await media.queueLoad(["a", "b"].map { Self.item($0) })
         let before = harness.receiver.requests(ofType: "QUEUE_GET_ITEM_IDS").count
 
+        // The status the model would fetch for was applied before this LOAD started.
+        let serial = media.replacementsStarted
         harness.receiver.silentTypes.withLock { _ = $0.insert("LOAD") }
         let load = Task { try await media.load(MediaInformation(contentId: "http://127.0.0.1/announce.mp3", contentType: "audio/mpeg")) }
         defer { load.cancel() }
         try await waitUntil("the LOAD reaches the receiver") { !harness.receiver.requests(ofType: "LOAD").isEmpty }
 
-        await #expect(throws: CastMediaError.self) { try await media.queueFetchItemIds(yieldingToNewSession: true) }
-        await #expect(throws: CastMediaError.self) { try await media.queueFetchItems([1], yieldingToNewSession: true) }
+        await #expect(throws: CastMediaError.self) { try await media.queueFetchItemIds(yieldingToReplacementsAfter: serial) }
+        await #expect(throws: CastMediaError.self) { try await media.queueFetchItems([1], yieldingToReplacementsAfter: serial) }
         #expect(harness.receiver.requests(ofType: "QUEUE_GET_ITEM_IDS").count == before)
         #expect(harness.receiver.requests(ofType: "QUEUE_GET_ITEMS").isEmpty)
         #expect(try await media.queueFetchItemIds() == [1, 2])
+        // A fetch for a status applied after the LOAD started (the LOAD's own reply) does not yield to it.
+        #expect(try await media.queueFetchItemIds(yieldingToReplacementsAfter: media.replacementsStarted) == [1, 2])
     }
 }

@@ -10,8 +10,11 @@ import CastTestSupport
 
 @Suite("Queue model state machine")
 struct QueueModelStateTests {
-    static func status(session: Int, current: Int?, items: [Int] = []) -> JSONValue {
-        var entry: JSONValue = ["mediaSessionId": .number(Double(session)), "playerState": "PLAYING"]
+    static func status(
+        session: Int, current: Int?, items: [Int] = [], playerState: String = "PLAYING", idleReason: String? = nil
+    ) -> JSONValue {
+        var entry: JSONValue = ["mediaSessionId": .number(Double(session)), "playerState": .string(playerState)]
+        entry["idleReason"] = idleReason.map(JSONValue.string)
         entry["currentItemId"] = current.map { .number(Double($0)) }
         entry["items"] = .array(items.map { id in
             ["itemId": .number(Double(id)), "media": ["contentId": .string("c\(id)"), "contentType": "audio/mpeg"]]
@@ -38,6 +41,17 @@ struct QueueModelStateTests {
         ["type": "QUEUE_ITEMS", "items": .array(ids.map { id in
             ["itemId": .number(Double(id)), "media": ["contentId": .string("c\(id)"), "contentType": "audio/mpeg"]]
         })]
+    }
+
+    /// A session that ended (IDLE with a reason) has no queue left to fetch: the receiver answers requests
+    /// naming it with INVALID_PLAYER_STATE (an announcement that finished before its status was applied
+    /// was fetched that way, 1 run in 20). An IDLE without a reason (loading) still fetches.
+    @Test func anEndedSessionIsNotFetched() {
+        var model = QueueModelState()
+        let (_, effects) = model.apply(Self.status(session: 3, current: 1, items: [1], playerState: "IDLE", idleReason: "FINISHED"))
+        #expect(effects.isEmpty)
+        let (_, next) = model.apply(Self.status(session: 4, current: 1, items: [1], playerState: "IDLE"))
+        #expect(next == [.fetchItemIds])
     }
 
     /// `CastMediaQueue.reload()` applies its answer as soon as the request returns, which can be before
