@@ -51,7 +51,7 @@ public final class CastMultizoneChannel: CastChannelPlugin {
     public var isConnected: Bool { link.isConnected }
 
     /// Every change from now on; each call gives an independent sequence (bounded: a reader that
-    /// stops reading keeps the newest ``CastBroadcaster/defaultBufferLimit`` events).
+    /// stops reading keeps the newest `CastBroadcaster.defaultBufferLimit` (CastChannels) events).
     public var events: AsyncStream<CastMultizoneEvent> { broadcaster.subscribe() }
 
     // MARK: Commands
