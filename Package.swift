@@ -312,16 +312,19 @@ let package = Package(
             name: "CastStreamingTests", dependencies: ["CastStreaming", "CastTestSupport"],
             path: "Tests/CastStreamingTests", exclude: ["OpenScreen"]),
         .testTarget(
-            name: "CastTransportTests",
+            name: "CastTLSTests",
             dependencies: ["CastTestSupport", "CastTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf"), .product(name: "NIOEmbedded", package: "swift-nio")] + nio,
             // OpenScreen/ holds Google's device-authentication test data, read from the source tree by the tests.
-            path: "Tests/CastTransportTests", exclude: ["OpenScreen"]),
+            path: "Tests/CastTLSTests", exclude: ["OpenScreen"]),
         .testTarget(
             name: "CastChannelsTests", dependencies: ["CastChannels", "CastCore", "CastTLS", "CastJSON", "CastTestSupport"] + nio,
             path: "Tests/CastChannelsTests"),
         .testTarget(name: "CastXMLTests", dependencies: ["CastTestSupport", "CastXML"], path: "Tests/CastXMLTests"),
         .testTarget(name: "CastDownloadTests", dependencies: ["CastDownload", "CastTestSupport"], path: "Tests/CastDownloadTests"),
-        .testTarget(name: "CastMediaMetadataTests", dependencies: ["CastMediaMetadata", "CastPodcast", "CastJSON", "CastXML"], path: "Tests/CastMediaMetadataTests"),
+        .testTarget(name: "CastMediaMetadataTests", dependencies: ["CastMediaMetadata", "CastJSON"], path: "Tests/CastMediaMetadataTests"),
+        .testTarget(name: "CastPodcastTests", dependencies: ["CastPodcast", "CastMediaMetadata", "CastXML"], path: "Tests/CastPodcastTests"),
+        .testTarget(name: "CastCoreTests", dependencies: ["CastCore", "CastJSON", "CastTestSupport"], path: "Tests/CastCoreTests"),
+        .testTarget(name: "CastTestSupportTests", dependencies: ["CastTestSupport"], path: "Tests/CastTestSupportTests"),
         // A scripted media receiver and harness shared by the media and queue tests.
         .target(
             name: "CastMediaTestSupport",
@@ -330,9 +333,20 @@ let package = Package(
         .testTarget(name: "CastMediaTests", dependencies: ["CastMedia", "CastChannels", "CastCore", "CastTLS", "CastMediaMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastMediaTests"),
         .testTarget(name: "CastQueueTests", dependencies: ["CastQueue", "CastMedia", "CastChannels", "CastCore", "CastMediaMetadata", "CastJSON", "CastTestSupport", "CastMediaTestSupport"], path: "Tests/CastQueueTests"),
         .testTarget(
-            name: "CastDiscoveryTests",
-            dependencies: ["CastDiscovery", "CastHTTP", "CastDiscoveryCore", "CastKnownHosts", "CastDIAL", "CastTLS", "CastJSON", "CastTestSupport"],
-            path: "Tests/CastDiscoveryTests"),
+            name: "CastDiscoveryTests", dependencies: ["CastDiscoveryCore", "CastTestSupport"], path: "Tests/CastDiscoveryTests"),
+        // A device value, a scripted browser and an error-code check shared by the discovery test targets.
+        .target(name: "CastDiscoveryTestSupport", dependencies: ["CastDiscoveryCore"], path: "Tests/CastDiscoveryTestSupport"),
+        .testTarget(
+            name: "CastDiscoveryCoreTests", dependencies: ["CastDiscoveryCore", "CastDIAL", "CastDiscoveryTestSupport"],
+            path: "Tests/CastDiscoveryCoreTests"),
+        .testTarget(
+            name: "CastDIALTests", dependencies: ["CastDiscoveryTestSupport", "CastDIAL", "CastDiscovery", "CastDiscoveryCore", "CastTestSupport"],
+            path: "Tests/CastDIALTests"),
+        .testTarget(
+            name: "CastHTTPTests", dependencies: ["CastDiscoveryTestSupport", "CastHTTP", "CastDIAL", "CastDiscoveryCore", "CastTestSupport"], path: "Tests/CastHTTPTests"),
+        .testTarget(
+            name: "CastKnownHostsTests", dependencies: ["CastDiscoveryTestSupport", "CastKnownHosts", "CastDiscoveryCore", "CastTLS", "CastJSON", "CastTestSupport"],
+            path: "Tests/CastKnownHostsTests"),
         // A sender on the public Cast façade alone, driven through the fault lab's cases (FaultLabFacadeTests).
         .executableTarget(
             name: "FaultLabDriver", dependencies: ["Castor", "CastDiscovery"], path: "Tests/FaultLabDriver",

@@ -9,7 +9,7 @@ import Testing
 @Suite("castctl auth end to end", .serialized)
 struct CastctlAuthEndToEndTests {
     /// Open Screen's test data, committed with the CastTransport tests.
-    static let data = TestPaths.packageRoot.appendingPathComponent("Tests/CastTransportTests/OpenScreen")
+    static let data = TestPaths.packageRoot.appendingPathComponent("Tests/CastTLSTests/OpenScreen")
 
     struct SuiteCase: Decodable {
         let description: String

@@ -10,7 +10,7 @@ reached through ctypes on the `SSL*`: Python 3.11 has no API for it), close_noti
 Two modes:
 
 * ``script``: driven by one command per line on standard input, answering on standard output
-  (the conformance tests in CastTransportTests). Commands are listed in ``Script.COMMANDS``.
+  (the conformance tests in CastTLSTests). Commands are listed in ``Script.COMMANDS``.
 * ``device``: a minimal Cast device over OpenSSL: it answers device authentication (with an
   AuthError, as a device without credentials; or, with ``--auth-answer``, an oversized frame, a
   frame that is no CastMessage, a close or a reset), CONNECT, PING and GET_STATUS (castctl

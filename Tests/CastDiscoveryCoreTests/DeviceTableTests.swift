@@ -1,14 +1,7 @@
+import CastDiscoveryTestSupport
 import Testing
 
 @testable import CastDiscoveryCore
-
-func makeDevice(_ id: String = "0123456789abcdef0123456789abcdef", name: String = "TV", address: String = "10.0.0.5",
-                port: Int = 8009, source: DiscoverySource = .mdns, status: String? = nil) -> CastDevice {
-    CastDevice(id: try! CastDeviceID(parsing: id), friendlyName: name, model: "Chromecast", capabilities: [.videoOut, .audioOut],
-               receiverStatusText: status,
-               endpoints: [CastDeviceEndpoint(address: address, family: address.contains(":") ? .ipv6 : .ipv4, port: port)],
-               sources: [source])
-}
 
 @Suite struct DeviceTableTests {
     @Test func addUpdateRemove() {
@@ -92,16 +85,6 @@ func makeDevice(_ id: String = "0123456789abcdef0123456789abcdef", name: String 
         for await event in stream { events.append(event) }
         #expect(events == [.added(device), .diagnostic(diagnostic), .removed(device)])
     }
-}
-
-/// A browser driven by the test.
-final class ScriptedBrowser: DeviceBrowser, @unchecked Sendable {
-    let hub = DeviceEventHub()
-    func start() async { hub.reopen() }
-    func stop() async { hub.finish(removingDevices: true) }
-    func events() -> AsyncStream<DeviceBrowserEvent> { hub.events() }
-    var devices: [CastDevice] { hub.devices }
-    var diagnostics: [DiscoveryDiagnostic] { hub.diagnostics }
 }
 
 @Suite struct MergedBrowserTests {

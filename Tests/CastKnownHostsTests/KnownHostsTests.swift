@@ -1,3 +1,4 @@
+import CastDiscoveryTestSupport
 import Foundation
 import CastJSON
 import CastTestSupport

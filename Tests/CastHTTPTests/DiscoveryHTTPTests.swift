@@ -1,3 +1,4 @@
+import CastDiscoveryTestSupport
 import CastTestSupport
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import CastDiscoveryTestSupport
 import Foundation
 import Testing
 
@@ -12,17 +13,6 @@ let homeMiniTXT: [(key: String, value: String)] = [
 ]
 
 func raw(_ entries: [String]) -> [[UInt8]] { entries.map { Array($0.utf8) } }
-
-func expectCode(_ code: CastDiscoveryError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
-    do {
-        try body()
-        Issue.record("expected \(code), got success", sourceLocation: sourceLocation)
-    } catch let error as CastDiscoveryError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-    } catch {
-        Issue.record("expected CastDiscoveryError \(code), got \(error)", sourceLocation: sourceLocation)
-    }
-}
 
 @Suite struct TXTRecordTests {
     @Test func parsesARealDevice() throws {

@@ -6,8 +6,8 @@ Swift conformance tests and the castctl end-to-end test read.
 Standard library only: the five message fields are decoded from the protobuf wire format by hand,
 so no protoc or generated code is needed. Run it from anywhere:
 
-    python3 Tests/CastTransportTests/OpenScreen/convert_testsuite.py          # rewrite the JSON
-    python3 Tests/CastTransportTests/OpenScreen/convert_testsuite.py --check  # fail if it is stale
+    python3 Tests/CastTLSTests/OpenScreen/convert_testsuite.py          # rewrite the JSON
+    python3 Tests/CastTLSTests/OpenScreen/convert_testsuite.py --check  # fail if it is stale
 
 Output, per case (field numbers from cast/common/certificate/proto/test_suite.proto):
   description       (1)  the suite's own text
