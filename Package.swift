@@ -48,7 +48,6 @@ let package = Package(
         .library(name: "CastMultizone", targets: ["CastMultizone"]),
         // Layer 4: implementations, each with its C library or SwiftNIO.
         .library(name: "CastTLS", targets: ["CastTLS"]),
-        .library(name: "CastTransport", targets: ["CastTransport"]),
         .library(name: "CastDiscovery", targets: ["CastDiscovery"]),
         .library(name: "CastDownload", targets: ["CastDownload"]),
         .library(name: "CastPodcast", targets: ["CastPodcast"]),
@@ -146,8 +145,6 @@ let package = Package(
             name: "CastTLS",
             dependencies: ["CastCore", "CGnuTLS", "CastJSON", .product(name: "SwiftProtobuf", package: "swift-protobuf")] + nio,
             path: "Modules/CastTLS", exclude: ["Proto"], swiftSettings: strictSettings),
-        // This release only: the module CastTransport of earlier releases, re-exporting CastCore and CastTLS.
-        .target(name: "CastTransport", dependencies: ["CastCore", "CastTLS"], path: "Modules/CastTransport", swiftSettings: strictSettings),
         // mDNS/DNS-SD browsing and publishing over Avahi (no TLS, protobuf, XML or NIO).
         .target(
             name: "CastDiscovery", dependencies: ["CastDiscoveryCore", "CAvahiClient"],

@@ -6,7 +6,7 @@
 //
 // Targets are found, not listed: every directory `Sources/Fuzz<Name>/` is an executable target, and
 // it depends on the Castor products its Swift files import (`import CastJSON`,
-// `@_spi(Fuzzing) import CastTransport`, ...). Adding a target is adding a directory.
+// `@_spi(Fuzzing) import CastTLS`, ...). Adding a target is adding a directory.
 import Foundation
 import PackageDescription
 

@@ -16,7 +16,7 @@ import Testing
 
     /// Modules whose objects would mean TLS, protobuf, XML or SwiftNIO code in a discovery-only program.
     static let forbiddenModules: Set<String> = [
-        "CastTransport", "CastChannels", "CGnuTLS", "SwiftProtobuf", "CastXML", "CLibXML2", "CastHTTP", "CastKnownHosts",
+        "CastTLS", "CastCore", "CastChannels", "CGnuTLS", "SwiftProtobuf", "CastXML", "CLibXML2", "CastHTTP", "CastKnownHosts",
         "CastDIAL", "NIOCore", "NIOPosix", "NIOHTTP1", "NIOSSL", "Logging", "CastMediaMetadata", "CCurl",
     ]
 

@@ -19,7 +19,7 @@ import Testing
 
     /// Modules that would mean GnuTLS, SwiftNIO, swift-protobuf, libcurl or Avahi in the build.
     static let forbiddenModules: Set<String> = [
-        "CastTLS", "CastTransport", "CGnuTLS", "SwiftProtobuf", "NIOCore", "NIOPosix", "NIOHTTP1", "NIOConcurrencyHelpers",
+        "CastTLS", "CGnuTLS", "SwiftProtobuf", "NIOCore", "NIOPosix", "NIOHTTP1", "NIOConcurrencyHelpers",
         "CNIOLinux", "CNIOPosix", "CCurl", "CastDownload", "CAvahiClient", "CastDiscovery", "CastDiscoveryCore", "CastHTTP",
         "CastEmulator", "Castor", "CastXML", "CLibXML2",
     ]

@@ -10,7 +10,7 @@ private let fuzzNow = Date(timeIntervalSince1970: 1_767_225_600)
 /// return normally for every input; outcomes are discarded.
 ///
 /// SPI rather than `package` so that the separate libFuzzer package (`Tests/Fuzz`) can call it with
-/// `@_spi(Fuzzing) import CastTransport`.
+/// `@_spi(Fuzzing) import CastTLS`.
 @_spi(Fuzzing) public func fuzzAuthResponse(_ bytes: [UInt8]) {
     let peer = CastRootCertificates.castRootCA
     for policy in [CastDeviceAuthPolicy.report, CastDeviceAuthPolicy(mode: .require, enforceNonce: true, requireCRL: true)] {
