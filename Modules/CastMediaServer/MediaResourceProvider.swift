@@ -2,7 +2,7 @@
 /// as a file when it is registered (an HLS playlist whose segments a converter makes on demand, subtitles
 /// extracted from a container, cover art cut from a file).
 ///
-/// A provider is registered under one token with ``CastMediaServer/register(provider:name:contentType:)``
+/// A provider is registered under one token with ``MediaServer/register(provider:name:contentType:)``
 /// and answers for every name below it: `/<token>/master.m3u8`, `/<token>/segment-12.ts`… Names are single
 /// path segments, percent-decoded and checked by the server (no `/`, `..` or control characters) before the
 /// provider sees them. What it returns is served like a registered file or data: byte ranges, conditional

@@ -22,7 +22,7 @@ public final class MediaServer: Sendable {
     public struct Configuration: Sendable {
         /// The address to bind (an IPv4 or IPv6 literal, or a host name).
         public var host: String
-        /// The port to bind; 0 picks a free one (read it back from ``CastMediaServer/port``).
+        /// The port to bind; 0 picks a free one (read it back from ``MediaServer/port``).
         public var port: Int
         /// The host put in registration URLs; defaults to ``host``. Required when ``host`` is a wildcard (`0.0.0.0`, `::`).
         public var advertisedHost: String?
