@@ -5,9 +5,8 @@ extension DeviceBrowser {
     /// When nothing was found and no browser reported a cause, the report carries a
     /// ``DiscoveryDiagnostic/Code/noAnswer`` diagnostic, so an empty list is never silent.
     public func discover(timeout: Duration, clock: any Clock<Duration> = ContinuousClock()) async -> DiscoveryReport {
-        let browser = self
-        let stream = browser.events()
-        await browser.start()
+        let stream = events()
+        await start()
         let collector = Task {
             var diagnostics: [DiscoveryDiagnostic] = []
             for await event in stream {
@@ -18,12 +17,12 @@ extension DeviceBrowser {
             return diagnostics
         }
         try? await clock.sleep(for: timeout, tolerance: nil)
-        let devices = browser.devices
-        let current = browser.diagnostics
-        await browser.stop()
+        let found = devices
+        let current = diagnostics
+        await stop()
         let seen = await collector.value
-        let source = browser.discoverySource
-        return DiscoveryReport(devices: devices, diagnostics: current, seenDiagnostics: seen, timeout: timeout, source: source)
+        let source = discoverySource
+        return DiscoveryReport(devices: found, diagnostics: current, seenDiagnostics: seen, timeout: timeout, source: source)
     }
 }
 

@@ -141,10 +141,13 @@ public final class ChildProcess: Sendable {
     public static func spawn(
         _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32 = -1, environment: [String: String]? = nil
     ) throws -> pid_t {
-        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        guard null >= 0 else { throw ChildProcessError(message: "cannot open /dev/null: \(errno)") }
-        defer { close(null) }
-        let sources = [stdin >= 0 ? stdin : null, stdout >= 0 ? stdout : 1, stderr >= 0 ? stderr : 2]
+        var input = stdin
+        if input < 0 {
+            input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            guard input >= 0 else { throw ChildProcessError(message: "cannot open /dev/null: \(errno)") }
+        }
+        defer { if stdin < 0 { close(input) } }
+        let sources = [input, stdout >= 0 ? stdout : 1, stderr >= 0 ? stderr : 2]
         let child = ProcessSpawner.shared.spawn(
             path: arguments[0], arguments: Array(arguments.dropFirst()),
             environment: environment.map { $0.map { "\($0.key)=\($0.value)" } }, sources: sources, targets: [0, 1, 2])
